@@ -1,0 +1,1 @@
+"""Open Notebook context builder."""

@@ -1,0 +1,157 @@
+"""One SurrealDB connection per process, with errors translated into ours.
+
+The SDK returns ``RecordID`` objects (not JSON-serializable) and datetime subclasses; every row
+leaving this module has ids as ``table:key`` strings so nothing above this layer sees SDK types.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import surrealdb
+from surrealdb import RecordID
+
+from open_notebook.config import Settings
+from open_notebook.errors import DatabaseError, DatabaseLockedError, InvalidInputError
+from open_notebook.ids import split_id
+
+log = logging.getLogger(__name__)
+
+# Engine messages that mean the caller's value broke a schema rule, not that the database failed.
+_INPUT_MARKERS = (
+    "Couldn't coerce value for field",
+    "Found NONE for field",
+    "but field must conform to",
+)
+_EMBEDDED_SCHEMES = ("mem://", "memory", "surrealkv://", "rocksdb://", "file://")
+
+
+def record(record_id: str, table: str | None = None) -> RecordID:
+    """Turn a validated id string into the SDK's record id for use as a query variable."""
+    found_table, key = split_id(record_id, table)
+    return RecordID(found_table, key)
+
+
+def records(record_ids: Sequence[str], table: str | None = None) -> list[RecordID]:
+    """Turn many id strings into record ids (validating each)."""
+    return [record(one, table) for one in record_ids]
+
+
+def to_plain(value: Any) -> Any:
+    """Convert SDK values to plain Python: ids to ``table:key`` strings, datetimes to datetime."""
+    if isinstance(value, RecordID):
+        return f"{value.table_name!s}:{value.id!s}"
+    if isinstance(value, dict):
+        return {key: to_plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_plain(item) for item in value]
+    if isinstance(value, datetime) and type(value) is not datetime:
+        return datetime.fromtimestamp(value.timestamp(), tz=value.tzinfo)
+    return value
+
+
+class Database:
+    """A connected SurrealDB handle. Create with :func:`open_database`; close with :meth:`close`."""
+
+    def __init__(self, client: Any, url: str) -> None:
+        self._client = client
+        self.url = url
+        self.embedded = url.startswith(_EMBEDDED_SCHEMES)
+        # The embedded engine serialises writes internally; the lock keeps one statement batch
+        # (and its BEGIN/COMMIT) from interleaving with another task's batch on the same client.
+        self._lock = asyncio.Lock()
+        self._closed = False
+
+    async def query(self, sql: str, variables: Mapping[str, Any] | None = None) -> list[Any]:
+        """Run one or more statements; return one plain result per statement.
+
+        Raises:
+            DatabaseError: the engine reported an error or the connection failed.
+        """
+        if self._closed:
+            raise DatabaseError("the database connection is closed")
+        async with self._lock:
+            try:
+                raw = await self._client.query(sql, dict(variables or {}))
+            except surrealdb.SurrealError as exc:
+                raise _translate(exc) from exc
+        if not isinstance(raw, list):
+            raw = [raw]
+        return [to_plain(item) for item in raw]
+
+    async def query_one(self, sql: str, variables: Mapping[str, Any] | None = None) -> Any:
+        """Run statements and return the result of the last one."""
+        results = await self.query(sql, variables)
+        return results[-1] if results else None
+
+    async def transaction(self, sql: str, variables: Mapping[str, Any] | None = None) -> Any:
+        """Run statements atomically (``BEGIN``/``COMMIT``); return the last statement's result."""
+        results = await self.query(f"BEGIN;\n{sql}\nCOMMIT;", variables)
+        # The engine answers BEGIN and COMMIT with a result each; drop both.
+        return results[-2] if len(results) >= 2 else None
+
+    async def version(self) -> str:
+        """The engine version, e.g. ``surrealdb-3.2.4``."""
+        async with self._lock:
+            return str(await self._client.version())
+
+    async def close(self) -> None:
+        """Close the connection; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await self._client.close()
+        except surrealdb.SurrealError:
+            log.warning("error while closing the database", exc_info=True)
+
+
+def _translate(exc: Exception) -> Exception:
+    message = str(exc)
+    if isinstance(exc, surrealdb.ValidationError | surrealdb.InvalidRecordIdError):
+        return InvalidInputError(message)
+    if any(marker in message for marker in _INPUT_MARKERS):
+        return InvalidInputError(message)
+    return DatabaseError(message)
+
+
+async def open_database(settings: Settings) -> Database:
+    """Connect, sign in when credentials are set, select namespace/database, apply migrations.
+
+    Raises:
+        DatabaseLockedError: the embedded files are held by another process (``serve``).
+        DatabaseError: the server cannot be reached or refused us.
+    """
+    from open_notebook.db.migrations import apply_migrations
+
+    url = settings.resolved_database_url
+    if url.startswith("surrealkv://") and "://" in url:
+        from pathlib import Path
+
+        Path(url.split("://", 1)[1]).parent.mkdir(parents=True, exist_ok=True)
+    client = surrealdb.AsyncSurreal(url)
+    try:
+        await client.connect()
+        if settings.db_user and settings.db_password is not None:
+            await client.signin(
+                {"username": settings.db_user, "password": settings.db_password.get_secret_value()}
+            )
+        await client.use(settings.namespace, settings.database)
+    except surrealdb.SurrealError as exc:
+        if "already locked" in str(exc) or "LOCK" in str(exc):
+            raise DatabaseLockedError(
+                f"the database at {url} is in use by another process (is `open-notebook serve` "
+                "running?). Stop it, or point this command at the server with --db ws://HOST:PORT."
+            ) from exc
+        raise DatabaseError(f"cannot open the database at {url}: {exc}") from exc
+    database = Database(client, url)
+    try:
+        await apply_migrations(database)
+    except BaseException:
+        await database.close()
+        raise
+    return database

@@ -1,0 +1,79 @@
+"""Shared helpers of the repositories."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from open_notebook.db import Database
+from open_notebook.db.connection import records
+from open_notebook.domain.models import Record
+from open_notebook.errors import InvalidInputError, NotFoundError
+from open_notebook.ids import normalize_id
+
+if TYPE_CHECKING:
+    from open_notebook.store import Store
+
+R = TypeVar("R", bound=Record)
+
+MAX_NAME_CHARS = 500
+
+
+class Repository:
+    """Base of the repositories: knows its database and (after wiring) its store."""
+
+    table: str = ""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.store: Store | None = None
+
+    def _bind(self, model: type[R], rows: Iterable[dict[str, Any]]) -> list[R]:
+        bound = [model.model_validate(row) for row in rows if row]
+        if self.store is not None:
+            for item in bound:
+                item.bind(self.store)
+        return bound
+
+    async def _get_many(self, model: type[R], ids: Sequence[str]) -> dict[str, R]:
+        wanted = unique_ids(ids, self.table)
+        if not wanted:
+            return {}
+        rows = await self.db.query_one("SELECT * FROM $ids", {"ids": records(wanted, self.table)})
+        found = {item.id: item for item in self._bind(model, rows or [])}
+        return {record_id: found[record_id] for record_id in wanted if record_id in found}
+
+    async def _get(self, model: type[R], record_id: str) -> R:
+        canonical = normalize_id(record_id, self.table)
+        found = await self._get_many(model, [canonical])
+        if canonical not in found:
+            raise NotFoundError(canonical)
+        return found[canonical]
+
+
+def unique_ids(ids: Sequence[str], table: str | None) -> list[str]:
+    """Validate and canonicalize ids, keeping first-seen order and dropping repeats."""
+    if isinstance(ids, str):
+        raise InvalidInputError("expected a list of ids, got a single string", field="ids")
+    seen: dict[str, None] = {}
+    for record_id in ids:
+        seen.setdefault(normalize_id(record_id, table), None)
+    return list(seen)
+
+
+def require_text(value: object, field: str, *, max_chars: int | None = None) -> str:
+    """Return a stripped non-empty string or raise a typed error naming the field."""
+    if not isinstance(value, str):
+        raise InvalidInputError(
+            f"{field} must be a string, got {type(value).__name__}", field=field
+        )
+    if "\x00" in value:
+        raise InvalidInputError(f"{field} contains a NUL character", field=field)
+    stripped = value.strip()
+    if not stripped:
+        raise InvalidInputError(f"{field} must not be empty", field=field)
+    if max_chars is not None and len(stripped) > max_chars:
+        raise InvalidInputError(
+            f"{field} is {len(stripped)} characters; the limit is {max_chars}", field=field
+        )
+    return stripped

@@ -1,0 +1,150 @@
+"""Notebooks and their membership edges."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from open_notebook.db.connection import record, records
+from open_notebook.domain.models import Note, Notebook, Source
+from open_notebook.errors import InvalidInputError, NotFoundError
+from open_notebook.store._base import MAX_NAME_CHARS, Repository, require_text, unique_ids
+
+# Deleting a notebook deletes its notes and the sources that belong to no other notebook, with all
+# their chunks and insights, in one transaction.
+_DELETE_NOTEBOOK = """
+LET $sources = SELECT VALUE in FROM reference WHERE out = $nb;
+LET $orphans = array::filter($sources, |$s|
+    count(SELECT id FROM reference WHERE in = $s AND out != $nb) = 0);
+LET $insights = SELECT VALUE id FROM source_insight WHERE source IN $orphans;
+LET $notes = SELECT VALUE id FROM note WHERE notebook = $nb;
+DELETE chunk WHERE parent IN $orphans OR parent IN $insights OR parent IN $notes;
+DELETE source_insight WHERE source IN $orphans;
+DELETE reference WHERE out = $nb OR in IN $orphans;
+DELETE note WHERE notebook = $nb;
+DELETE $orphans;
+DELETE $nb;
+"""
+
+
+class NotebookRepository(Repository):
+    table = "notebook"
+
+    async def create(self, name: object, description: object = "") -> Notebook:
+        clean_name = require_text(name, "name", max_chars=MAX_NAME_CHARS)
+        if not isinstance(description, str):
+            raise InvalidInputError("description must be a string", field="description")
+        rows = await self.db.query_one(
+            "CREATE notebook SET name = $name, description = $description",
+            {"name": clean_name, "description": description.strip()},
+        )
+        return self._bind(Notebook, rows)[0]
+
+    async def get(self, notebook_id: str) -> Notebook:
+        return await self._get(Notebook, notebook_id)
+
+    async def get_many(self, ids: Sequence[str]) -> dict[str, Notebook]:
+        return await self._get_many(Notebook, ids)
+
+    async def list_all(self) -> list[Notebook]:
+        rows = await self.db.query_one("SELECT * FROM notebook ORDER BY created, id")
+        return self._bind(Notebook, rows or [])
+
+    async def update(
+        self, notebook_id: str, *, name: object = None, description: object = None
+    ) -> Notebook:
+        changes: dict[str, str] = {}
+        if name is not None:
+            changes["name"] = require_text(name, "name", max_chars=MAX_NAME_CHARS)
+        if description is not None:
+            if not isinstance(description, str):
+                raise InvalidInputError("description must be a string", field="description")
+            changes["description"] = description.strip()
+        target = record(notebook_id, self.table)
+        rows = await self.db.query_one(
+            "UPDATE $id MERGE $changes SET updated = time::now() RETURN AFTER"
+            if changes
+            else "SELECT * FROM $id",
+            {"id": target, "changes": changes},
+        )
+        found = self._bind(Notebook, rows or [])
+        if not found:
+            raise NotFoundError(normalize(notebook_id))
+        return found[0]
+
+    async def delete(self, notebook_id: str) -> None:
+        canonical = (await self.get(notebook_id)).id
+        await self.db.transaction(_DELETE_NOTEBOOK, {"nb": record(canonical)})
+
+    async def source_ids(self, notebook_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Source ids of each notebook, in the order they were added."""
+        wanted = unique_ids(notebook_ids, self.table)
+        rows = await self.db.query_one(
+            "SELECT in AS source, out AS notebook, created FROM reference "
+            "WHERE out IN $nbs ORDER BY created, source",
+            {"nbs": records(wanted, self.table)},
+        )
+        result: dict[str, list[str]] = {nb: [] for nb in wanted}
+        for row in rows or []:
+            result[row["notebook"]].append(row["source"])
+        return result
+
+    async def sources(self, notebook_id: str) -> list[Source]:
+        assert self.store is not None
+        ids = (await self.source_ids([notebook_id]))[normalize(notebook_id)]
+        found = await self.store.sources.get_many(ids)
+        return [found[one] for one in ids if one in found]
+
+    async def notes(self, notebook_id: str) -> list[Note]:
+        rows = await self.db.query_one(
+            "SELECT * FROM note WHERE notebook = $nb ORDER BY created, id",
+            {"nb": record(notebook_id, self.table)},
+        )
+        return self._bind(Note, rows or [])
+
+    async def note_ids(self, notebook_ids: Sequence[str]) -> dict[str, list[str]]:
+        wanted = unique_ids(notebook_ids, self.table)
+        rows = await self.db.query_one(
+            "SELECT id, notebook FROM note WHERE notebook IN $nbs ORDER BY created, id",
+            {"nbs": records(wanted, self.table)},
+        )
+        result: dict[str, list[str]] = {nb: [] for nb in wanted}
+        for row in rows or []:
+            result[row["notebook"]].append(row["id"])
+        return result
+
+    async def link_sources(self, notebook_id: str, source_ids: Sequence[str]) -> None:
+        """Add sources to a notebook; adding one that is already there is a no-op."""
+        nb = (await self.get(notebook_id)).id
+        wanted = unique_ids(source_ids, "source")
+        assert self.store is not None
+        found = await self.store.sources.get_many(wanted)
+        missing = [one for one in wanted if one not in found]
+        if missing:
+            raise NotFoundError(missing[0])
+        await self.db.transaction(
+            "LET $have = SELECT VALUE in FROM reference WHERE out = $nb AND in IN $sources;"
+            "FOR $s IN array::complement($sources, $have) { RELATE $s->reference->$nb; };"
+            "UPDATE $nb SET version += 1, updated = time::now();",
+            {"nb": record(nb), "sources": records(wanted)},
+        )
+
+    async def unlink_source(self, notebook_id: str, source_id: str) -> None:
+        await self.db.transaction(
+            "DELETE reference WHERE out = $nb AND in = $s;"
+            "UPDATE $nb SET version += 1, updated = time::now();",
+            {"nb": record(notebook_id, self.table), "s": record(source_id, "source")},
+        )
+
+    async def versions(self, notebook_ids: Sequence[str]) -> dict[str, int]:
+        """The change stamp of each notebook (missing notebooks are absent)."""
+        wanted = unique_ids(notebook_ids, self.table)
+        rows = await self.db.query_one(
+            "SELECT id, version FROM $ids", {"ids": records(wanted, self.table)}
+        )
+        return {row["id"]: int(row["version"]) for row in rows or []}
+
+
+def normalize(notebook_id: str) -> str:
+    from open_notebook.ids import normalize_id
+
+    return normalize_id(notebook_id, "notebook")

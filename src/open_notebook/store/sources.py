@@ -1,0 +1,202 @@
+"""Sources, their insights, and their membership in notebooks."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from open_notebook.db.connection import record, records
+from open_notebook.domain.models import Asset, Source, SourceInsight
+from open_notebook.errors import InvalidInputError, NotFoundError
+from open_notebook.ids import new_id
+from open_notebook.store._base import MAX_NAME_CHARS, Repository, require_text, unique_ids
+from open_notebook.store.chunks import ChunkRow, chunk_documents
+
+MAX_TOPICS = 100
+
+_CREATE_SOURCE = """
+LET $created = (CREATE ONLY $id CONTENT $fields);
+FOR $nb IN $notebooks { RELATE $id->reference->$nb; };
+INSERT INTO chunk $chunks RETURN NONE;
+UPDATE $notebooks SET version += 1, updated = time::now();
+RETURN $created;
+"""
+
+_DELETE_SOURCE = """
+LET $insights = SELECT VALUE id FROM source_insight WHERE source = $s;
+LET $nbs = SELECT VALUE out FROM reference WHERE in = $s;
+DELETE chunk WHERE parent = $s OR parent IN $insights OR source = $s;
+DELETE source_insight WHERE source = $s;
+DELETE reference WHERE in = $s;
+DELETE $s;
+UPDATE $nbs SET version += 1, updated = time::now();
+"""
+
+
+def content_hash(text: str) -> str:
+    """The identity of a source's text for idempotent ingest (whitespace at the ends ignored)."""
+    return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class NewSource:
+    """What a source is made of before it is stored."""
+
+    title: str
+    full_text: str
+    asset: Asset | None = None
+    topics: tuple[str, ...] = ()
+    token_count: int = 0
+
+
+class SourceRepository(Repository):
+    table = "source"
+
+    async def get(self, source_id: str) -> Source:
+        return await self._get(Source, source_id)
+
+    async def get_many(self, ids: Sequence[str]) -> dict[str, Source]:
+        return await self._get_many(Source, ids)
+
+    async def find_by_hash(self, hashes: Sequence[str]) -> dict[str, Source]:
+        """Existing sources by content hash (first stored wins)."""
+        if not hashes:
+            return {}
+        rows = await self.db.query_one(
+            "SELECT * FROM source WHERE content_hash IN $hashes ORDER BY created",
+            {"hashes": list(hashes)},
+        )
+        found: dict[str, Source] = {}
+        for source in self._bind(Source, rows or []):
+            found.setdefault(source.content_hash, source)
+        return found
+
+    async def create(
+        self,
+        new: NewSource,
+        *,
+        notebook_ids: Sequence[str] = (),
+        chunks: Sequence[ChunkRow] = (),
+    ) -> Source:
+        """Store a source, its notebook edges and its chunks in one transaction."""
+        title = require_text(new.title, "title", max_chars=MAX_NAME_CHARS)
+        text = require_text(new.full_text, "full_text")
+        topics = [require_text(topic, "topic", max_chars=200) for topic in new.topics]
+        if len(topics) > MAX_TOPICS:
+            raise InvalidInputError(f"at most {MAX_TOPICS} topics", field="topics")
+        notebooks = unique_ids(notebook_ids, "notebook")
+        assert self.store is not None
+        if notebooks:
+            existing = await self.store.notebooks.get_many(notebooks)
+            missing = [one for one in notebooks if one not in existing]
+            if missing:
+                raise NotFoundError(missing[0])
+        fields = {
+            "title": title,
+            "full_text": new.full_text,
+            "topics": topics,
+            "content_hash": content_hash(text),
+            "token_count": new.token_count,
+            "asset": new.asset.model_dump(exclude_none=True) if new.asset else None,
+        }
+        if fields["asset"] is None:
+            del fields["asset"]
+        source_id = new_id("source")
+        documents = chunk_documents(source_id, chunks, source_id=source_id, notebook_id=None)
+        created = await self.db.transaction(
+            _CREATE_SOURCE,
+            {
+                "id": record(source_id),
+                "fields": fields,
+                "notebooks": records(notebooks),
+                "chunks": documents,
+            },
+        )
+        return self._bind(Source, [created])[0]
+
+    async def delete(self, source_id: str) -> None:
+        canonical = (await self.get(source_id)).id
+        await self.db.transaction(_DELETE_SOURCE, {"s": record(canonical)})
+
+    async def insights_for(self, source_ids: Sequence[str]) -> dict[str, list[SourceInsight]]:
+        """Insights of many sources in one query."""
+        wanted = unique_ids(source_ids, self.table)
+        result: dict[str, list[SourceInsight]] = {one: [] for one in wanted}
+        if not wanted:
+            return result
+        rows = await self.db.query_one(
+            "SELECT * FROM source_insight WHERE source IN $ids ORDER BY created, id",
+            {"ids": records(wanted, self.table)},
+        )
+        for insight in self._bind(SourceInsight, rows or []):
+            result[insight.source].append(insight)
+        return result
+
+    async def get_insights(self, insight_ids: Sequence[str]) -> dict[str, SourceInsight]:
+        wanted = unique_ids(insight_ids, "source_insight")
+        if not wanted:
+            return {}
+        rows = await self.db.query_one("SELECT * FROM $ids", {"ids": records(wanted)})
+        found = {one.id: one for one in self._bind(SourceInsight, rows or [])}
+        return {one: found[one] for one in wanted if one in found}
+
+    async def add_insight(
+        self,
+        source_id: str,
+        insight_type: object,
+        content: object,
+        *,
+        chunks: Sequence[ChunkRow] = (),
+    ) -> SourceInsight:
+        """Attach an insight (and its chunks) to a source in one transaction."""
+        kind = require_text(insight_type, "insight_type", max_chars=100)
+        text = require_text(content, "content")
+        source = await self.get(source_id)
+        insight_id = new_id("source_insight")
+        documents = chunk_documents(insight_id, chunks, source_id=source.id, notebook_id=None)
+        created = await self.db.transaction(
+            "LET $created = (CREATE ONLY $i"
+            " SET source = $s, insight_type = $kind, content = $content);"
+            "INSERT INTO chunk $chunks RETURN NONE;"
+            "UPDATE (SELECT VALUE out FROM reference WHERE in = $s) SET version += 1;"
+            "RETURN $created;",
+            {
+                "i": record(insight_id),
+                "s": record(source.id),
+                "kind": kind,
+                "content": text,
+                "chunks": documents,
+            },
+        )
+        return self._bind(SourceInsight, [created])[0]
+
+    async def delete_insight(self, insight_id: str) -> None:
+        found = await self.get_insights([insight_id])
+        if not found:
+            raise NotFoundError(insight_id)
+        insight = next(iter(found.values()))
+        await self.db.transaction(
+            "DELETE chunk WHERE parent = $i; DELETE $i;"
+            "UPDATE (SELECT VALUE out FROM reference WHERE in = $s) SET version += 1;",
+            {"i": record(insight.id), "s": record(insight.source)},
+        )
+
+    async def notebooks_of(self, source_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Notebook ids of each source."""
+        wanted = unique_ids(source_ids, self.table)
+        rows = await self.db.query_one(
+            "SELECT in AS source, out AS notebook FROM reference WHERE in IN $ids ORDER BY created",
+            {"ids": records(wanted, self.table)},
+        )
+        result: dict[str, list[str]] = {one: [] for one in wanted}
+        for row in rows or []:
+            result[row["source"]].append(row["notebook"])
+        return result
+
+    async def list_all(self, *, limit: int = 1000, start: int = 0) -> list[Source]:
+        rows = await self.db.query_one(
+            "SELECT * OMIT full_text FROM source ORDER BY created, id LIMIT $limit START $start",
+            {"limit": limit, "start": start},
+        )
+        return self._bind(Source, [{**row, "full_text": ""} for row in rows or []])
