@@ -1,0 +1,14 @@
+"""Token counting of the exact text sent to a model, offline.
+
+The BPE files ship inside the ``bpe-openai`` wheel (byte-identical to tiktoken's), so nothing is
+downloaded; there is no silent word-count fallback.
+"""
+
+from open_notebook.tokens.counter import (
+    BpeTokenCounter,
+    TokenCounter,
+    get_token_counter,
+    token_count,
+)
+
+__all__ = ["BpeTokenCounter", "TokenCounter", "get_token_counter", "token_count"]
