@@ -104,7 +104,7 @@ class NotebookRepository(Repository):
     async def note_ids(self, notebook_ids: Sequence[str]) -> dict[str, list[str]]:
         wanted = unique_ids(notebook_ids, self.table)
         rows = await self.db.query_one(
-            "SELECT id, notebook FROM note WHERE notebook IN $nbs ORDER BY created, id",
+            "SELECT id, notebook, created FROM note WHERE notebook IN $nbs ORDER BY created, id",
             {"nbs": records(wanted, self.table)},
         )
         result: dict[str, list[str]] = {nb: [] for nb in wanted}

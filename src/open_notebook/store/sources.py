@@ -186,7 +186,8 @@ class SourceRepository(Repository):
         """Notebook ids of each source."""
         wanted = unique_ids(source_ids, self.table)
         rows = await self.db.query_one(
-            "SELECT in AS source, out AS notebook FROM reference WHERE in IN $ids ORDER BY created",
+            "SELECT in AS source, out AS notebook, created FROM reference"
+            " WHERE in IN $ids ORDER BY created",
             {"ids": records(wanted, self.table)},
         )
         result: dict[str, list[str]] = {one: [] for one in wanted}
