@@ -61,7 +61,7 @@ class NotebookRepository(Repository):
             changes["description"] = description.strip()
         target = record(notebook_id, self.table)
         rows = await self.db.query_one(
-            "UPDATE $id MERGE $changes SET updated = time::now() RETURN AFTER"
+            "UPDATE $id MERGE object::extend($changes, { updated: time::now() }) RETURN AFTER"
             if changes
             else "SELECT * FROM $id",
             {"id": target, "changes": changes},

@@ -105,7 +105,7 @@ class NoteRepository(Repository):
             "IF $documents != NONE {"
             " DELETE chunk WHERE parent = $n; INSERT INTO chunk $documents RETURN NONE; };"
             "UPDATE $nb SET version += 1;"
-            "UPDATE $n MERGE $changes SET updated = time::now() RETURN AFTER;",
+            "UPDATE $n MERGE object::extend($changes, { updated: time::now() }) RETURN AFTER;",
             {
                 "n": record(note.id),
                 "nb": record(note.notebook),
