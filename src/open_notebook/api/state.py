@@ -1,0 +1,24 @@
+"""What the app holds for its lifetime: the one store, the embedder, the language model."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from open_notebook.api.rebuild import RebuildTracker
+from open_notebook.config import Settings
+from open_notebook.embeddings import Embedder
+from open_notebook.store import Store
+
+
+@dataclass(slots=True)
+class AppState:
+    """Process-lifetime resources, set by the lifespan (not frozen: the LLM loads on first use)."""
+
+    settings: Settings
+    store: Store
+    embedder: Embedder
+    llm: Any = None
+    llm_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    rebuild: RebuildTracker = field(default_factory=RebuildTracker)
