@@ -1,0 +1,99 @@
+"""Placing one candidate into the room left: whole if it fits, else shrunk to its best pieces.
+
+Every count here is of the rendered block with the real tokenizer, never an estimate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from open_notebook.context.model import Candidate, Piece, Placed, RenderFormat
+from open_notebook.context.render import GAP, render_block
+from open_notebook.context.text import merge_spans, sentence_pieces
+from open_notebook.tokens import TokenCounter
+
+DEFAULT_MIN_BODY_TOKENS: Final = 16
+# Re-cutting converges in one or two rounds; the bound only guards against a pathological text.
+_MAX_RECUTS: Final = 8
+
+
+@dataclass(frozen=True, slots=True)
+class FitParams:
+    counter: TokenCounter
+    fmt: RenderFormat = RenderFormat.MARKDOWN
+    min_body_tokens: int = DEFAULT_MIN_BODY_TOKENS
+
+
+def place_whole(candidate: Candidate, params: FitParams) -> Placed:
+    block = render_block(candidate, candidate.content, truncated=False, fmt=params.fmt)
+    tokens = params.counter.count(block)
+    return Placed(candidate, candidate.content, block, tokens, tokens, truncated=False)
+
+
+def stub_tokens(candidate: Candidate, params: FitParams) -> int:
+    """Tokens of the smallest useful shrunk block: the label plus ``min_body_tokens`` of text."""
+    stub = render_block(candidate, "", truncated=True, fmt=params.fmt)
+    return params.counter.count(stub) + params.min_body_tokens
+
+
+def _ranked(candidate: Candidate) -> list[Piece]:
+    pieces = list(candidate.pieces) or list(sentence_pieces(candidate.content))
+    if any(piece.relevance is not None for piece in pieces):
+        # Most relevant first; reading order among equals.
+        return sorted(pieces, key=lambda p: (-(p.relevance or 0.0), p.start, p.end))
+    return pieces
+
+
+def _choose_spans(candidate: Candidate, room: int, params: FitParams) -> list[tuple[int, int]]:
+    gap_cost = params.counter.count(GAP)
+    spans: list[tuple[int, int]] = []
+    used = 0
+    for piece in _ranked(candidate):
+        if room - used < gap_cost + 1:
+            break
+        text = candidate.content[piece.start : piece.end]
+        cost = params.counter.count(text) + gap_cost
+        if used + cost <= room:
+            spans.append((piece.start, piece.end))
+            used += cost
+            continue
+        left = room - used - gap_cost
+        if left >= params.min_body_tokens or (not spans and left > 0):
+            prefix = params.counter.truncate(text, left)
+            if prefix.strip():
+                spans.append((piece.start, piece.start + len(prefix)))
+            break
+    return merge_spans(spans)
+
+
+def join_spans(content: str, spans: list[tuple[int, int]]) -> str:
+    """Text of the spans in reading order; a gap that is only whitespace keeps that whitespace."""
+    parts: list[str] = []
+    previous_end: int | None = None
+    for start, end in spans:
+        if previous_end is not None:
+            between = content[previous_end:start]
+            parts.append(between if not between.strip() else GAP)
+        parts.append(content[start:end])
+        previous_end = end
+    return "".join(parts).strip()
+
+
+def shrink(candidate: Candidate, allowance: int, params: FitParams, original: int) -> Placed | None:
+    """The candidate cut to fit ``allowance`` tokens (marked truncated), or ``None``."""
+    stub = render_block(candidate, "", truncated=True, fmt=params.fmt)
+    room = allowance - params.counter.count(stub) - 1
+    if room < params.min_body_tokens:
+        return None
+    body = join_spans(candidate.content, _choose_spans(candidate, room, params))
+    for _ in range(_MAX_RECUTS):
+        if not body:
+            return None
+        block = render_block(candidate, body, truncated=True, fmt=params.fmt)
+        tokens = params.counter.count(block)
+        if tokens <= allowance:
+            return Placed(candidate, body, block, tokens, original, truncated=True)
+        body_tokens = params.counter.count(body)
+        body = params.counter.truncate(body, body_tokens - (tokens - allowance)).strip()
+    return None

@@ -1,0 +1,66 @@
+"""Rendering of context blocks in Markdown or XML tags, each labelled with its citation id.
+
+Content is made inert: in Markdown a line of content cannot start a heading (so it cannot forge an
+item label), and in XML every ``<``, ``>`` and ``&`` is escaped (so ``</source>`` in a document
+cannot close the element) and attribute values are quoted.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+from xml.sax.saxutils import escape, quoteattr
+
+from open_notebook.context.model import Candidate, ItemType, RenderFormat
+
+SEPARATOR: Final = "\n\n"
+GAP: Final = " … "
+TRUNCATED_NOTE: Final = " (truncated)"
+_HEADING_START: Final = re.compile(r"^([ \t]*)(#)", re.MULTILINE)
+_WHITESPACE: Final = re.compile(r"\s+")
+# Characters XML 1.0 forbids even escaped.
+_XML_FORBIDDEN: Final = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_TAGS: Final = {ItemType.SOURCE: "source", ItemType.INSIGHT: "insight", ItemType.NOTE: "note"}
+
+
+def _one_line(text: str) -> str:
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def _markdown(candidate: Candidate, body: str, truncated: bool) -> str:
+    title = _one_line(candidate.title).replace("[", "(").replace("]", ")")
+    header = f"### [{candidate.id}] {title}".rstrip()
+    if candidate.type is ItemType.INSIGHT and candidate.parent_id:
+        header += f" (insight on [{candidate.parent_id}])"
+    if truncated:
+        header += TRUNCATED_NOTE
+    inert = _HEADING_START.sub(r"\1\\\2", body.strip())
+    return f"{header}\n{inert}" if inert else header
+
+
+def _xml(candidate: Candidate, body: str, truncated: bool) -> str:
+    tag = _TAGS[candidate.type]
+    attributes = [f"id={quoteattr(candidate.id)}"]
+    title = _one_line(_XML_FORBIDDEN.sub("", candidate.title))
+    if title:
+        attributes.append(f"title={quoteattr(title)}")
+    if candidate.type is ItemType.INSIGHT and candidate.parent_id:
+        attributes.append(f"source={quoteattr(candidate.parent_id)}")
+    if truncated:
+        attributes.append('truncated="true"')
+    inner = escape(_XML_FORBIDDEN.sub("", body.strip()))
+    return f"<{tag} {' '.join(attributes)}>\n{inner}\n</{tag}>"
+
+
+def render_block(
+    candidate: Candidate, body: str, *, truncated: bool, fmt: RenderFormat = RenderFormat.MARKDOWN
+) -> str:
+    """One item as it is sent: label (citation id, title) and its body."""
+    if fmt is RenderFormat.XML:
+        return _xml(candidate, body, truncated)
+    return _markdown(candidate, body, truncated)
+
+
+def render_document(blocks: list[str]) -> str:
+    """The whole context text: blocks in order, separated by a blank line."""
+    return SEPARATOR.join(blocks)

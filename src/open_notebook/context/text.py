@@ -1,0 +1,74 @@
+"""Text helpers for dedup and shrinking: normalization, shingles, sentence spans."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import zlib
+from typing import Final
+
+from open_notebook.context.model import Piece
+
+# Case, punctuation and whitespace do not make two texts different.
+_NON_WORD: Final = re.compile(r"[\W_]+", re.UNICODE)
+# A sentence ends at . ! ? (or their CJK forms) followed by space, or at a line break.
+_SENTENCE_END: Final = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+SHINGLE_WORDS: Final = 3
+
+
+def normalized_words(text: str) -> list[str]:
+    return _NON_WORD.sub(" ", text.casefold()).split()
+
+
+def fingerprint(text: str) -> str:
+    """Hash of the normalized text: equal for texts that differ only in case/punctuation/space."""
+    return hashlib.sha256(" ".join(normalized_words(text)).encode("utf-8")).hexdigest()
+
+
+def shingles(text: str, size: int = SHINGLE_WORDS) -> frozenset[int]:
+    """Hashed word n-grams (crc32 is stable across processes, unlike ``hash``)."""
+    words = normalized_words(text)
+    if len(words) < size:
+        return frozenset({zlib.crc32(" ".join(words).encode("utf-8"))}) if words else frozenset()
+    return frozenset(
+        zlib.crc32(" ".join(words[i : i + size]).encode("utf-8"))
+        for i in range(len(words) - size + 1)
+    )
+
+
+def jaccard(left: frozenset[int], right: frozenset[int]) -> float:
+    if not left or not right:
+        return 0.0
+    common = len(left & right)
+    return common / (len(left) + len(right) - common)
+
+
+def sentence_pieces(text: str) -> tuple[Piece, ...]:
+    """Spans of the sentences of ``text`` (stripped, non-empty), in reading order."""
+    pieces: list[Piece] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        _append_stripped(pieces, text, start, match.start())
+        start = match.end()
+    _append_stripped(pieces, text, start, len(text))
+    return tuple(pieces)
+
+
+def _append_stripped(pieces: list[Piece], text: str, start: int, end: int) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start:
+        pieces.append(Piece(start, end))
+
+
+def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted, with overlapping or touching spans joined (chunks overlap by design)."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
