@@ -11,7 +11,7 @@ from open_notebook.ids import normalize_id
 
 
 def _clean(value: str) -> str:
-    # JSON may carry lone surrogates ("\ud800") and NULs: both break the database driver deeper down.
+    # JSON may carry lone surrogates ("\ud800") and NULs: both break the database driver.
     if "\x00" in value:
         raise ValueError("must not contain NUL characters")
     try:
