@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from open_notebook.errors import ConfigurationError
 
@@ -41,3 +41,18 @@ def search_service_for(session: Session) -> SearchService:
         session.store, session.embedder(), session.settings
     )
     return service
+
+
+async def build_context(
+    session: Session,
+    notebook_id: str,
+    *,
+    query: str | None,
+    max_tokens: int,
+    render_format: str,
+) -> dict[str, Any]:
+    """The context builder's payload for a notebook, driven by ``query`` when one is given."""
+    module = require_module("open_notebook.utils.context_builder", "building context")
+    raise ConfigurationError(
+        f"not wired yet: {module.__name__} {notebook_id} {query} {max_tokens} {render_format}"
+    )

@@ -1,9 +1,44 @@
-"""Placeholder: filled in when its pipeline module lands."""
+"""``open-notebook serve``: the HTTP API on uvicorn (the app's lifespan opens the database)."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
+
+from open_notebook.cli._runtime import CliState, guard, state_of
+from open_notebook.cli._services import require_module
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the root app."""
+    """Add ``serve`` to the root app."""
+    app.command("serve")(serve)
+
+
+def serve(
+    ctx: typer.Context,
+    host: Annotated[
+        str | None, typer.Option("--host", help="Default: OPEN_NOTEBOOK_HOST (127.0.0.1).")
+    ] = None,
+    port: Annotated[
+        int | None,
+        typer.Option("--port", min=1, max=65535, help="Default: OPEN_NOTEBOOK_PORT (5055)."),
+    ] = None,
+) -> None:
+    """Serve the HTTP API (OpenAPI docs at /docs). Holds the embedded database while it runs."""
+    state = state_of(ctx)
+    guard(state, lambda: _serve(state, host or state.settings.host, port or state.settings.port))
+
+
+def _serve(state: CliState, host: str, port: int) -> None:
+    import uvicorn
+
+    app_module = require_module("open_notebook.api.app", "serve")
+    application = app_module.create_app(state.settings)
+    state.err.print(
+        f"serving on http://{host}:{port} (docs at /docs); database "
+        f"{state.settings.resolved_database_url}. Ctrl-C stops."
+    )
+    uvicorn.run(
+        application, host=host, port=port, log_level="warning" if not state.verbose else "info"
+    )
