@@ -14,6 +14,7 @@ from open_notebook.store import Store
 _settings: Settings | None = None
 _store: Store | None = None
 _lock: asyncio.Lock | None = None
+_SETTLE_SECONDS = 0.2
 
 
 def configure(settings: Settings | None = None, *, store: Store | None = None) -> None:
@@ -46,6 +47,16 @@ async def get_store() -> Store:
 
             _store = Store(await open_database(get_settings()))
     return _store
+
+
+async def shutdown() -> None:
+    """Close the default store and let the embedded engine settle before the interpreter exits.
+
+    The embedded engine can abort the process during interpreter teardown (DESIGN.md); closing the
+    connection and giving its background threads a moment to stop avoids that.
+    """
+    await reset()
+    await asyncio.sleep(_SETTLE_SECONDS)
 
 
 async def reset() -> None:

@@ -76,12 +76,18 @@ class Database:
             raise DatabaseError("the database connection is closed")
         async with self._lock:
             try:
-                raw = await self._client.query(sql, dict(variables or {}))
+                raw = await self._client.query_raw(sql, dict(variables or {}))
             except surrealdb.SurrealError as exc:
-                raise _translate(exc) from exc
-        if not isinstance(raw, list):
-            raw = [raw]
-        return [to_plain(item) for item in raw]
+                raise _translate(str(exc), exc) from exc
+        statements = raw.get("result") if isinstance(raw, dict) else None
+        if not isinstance(statements, list):
+            raise DatabaseError(f"unexpected reply from the database: {str(raw)[:200]}")
+        failed = [one for one in statements if one.get("status") == "ERR"]
+        if failed:
+            # In a transaction every statement reports failure; the cause is the one that ran.
+            causes = [one for one in failed if one.get("details", {}).get("kind") != "NotExecuted"]
+            raise _translate(str((causes or failed)[0].get("result")), None)
+        return [to_plain(one.get("result")) for one in statements]
 
     async def query_one(self, sql: str, variables: Mapping[str, Any] | None = None) -> Any:
         """Run statements and return the result of the last one."""
@@ -110,8 +116,7 @@ class Database:
             log.warning("error while closing the database", exc_info=True)
 
 
-def _translate(exc: Exception) -> Exception:
-    message = str(exc)
+def _translate(message: str, exc: Exception | None) -> Exception:
     if isinstance(exc, surrealdb.ValidationError | surrealdb.InvalidRecordIdError):
         return InvalidInputError(message)
     if any(marker in message for marker in _INPUT_MARKERS):
@@ -133,8 +138,9 @@ async def open_database(settings: Settings) -> Database:
         from pathlib import Path
 
         Path(url.split("://", 1)[1]).parent.mkdir(parents=True, exist_ok=True)
-    client = surrealdb.AsyncSurreal(url)
     try:
+        # Embedded engines open their files in the constructor, so it belongs inside the try.
+        client = surrealdb.AsyncSurreal(url)
         await client.connect()
         if settings.db_user and settings.db_password is not None:
             await client.signin(

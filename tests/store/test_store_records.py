@@ -1,0 +1,157 @@
+"""Store CRUD, batch reads and cascading deletes on the real engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from open_notebook.domain import Note, Notebook, Source
+from open_notebook.errors import DatabaseError, InvalidInputError, NotFoundError
+from open_notebook.store import ChunkRow, Store
+from open_notebook.store.sources import NewSource
+
+
+def rows(count: int, dim: int = 4) -> list[ChunkRow]:
+    return [
+        ChunkRow(
+            ord=index,
+            text=f"piece {index}",
+            token_count=2,
+            char_start=index * 8,
+            char_end=index * 8 + 7,
+            embedding=[0.5] * dim,
+            model_id="test-model",
+            dim=dim,
+        )
+        for index in range(count)
+    ]
+
+
+async def test_source_in_two_notebooks_with_chunks_and_insights(store: Store) -> None:
+    first = await store.notebooks.create("First")
+    second = await store.notebooks.create("Second", "about things")
+    source = await store.sources.create(
+        NewSource(title="Paper", full_text="The full text."),
+        notebook_ids=[first.id, second.id],
+        chunks=rows(3),
+    )
+    insight = await store.sources.add_insight(source.id, "summary", "Short.")
+
+    assert (await store.sources.notebooks_of([source.id]))[source.id] == [first.id, second.id]
+    chunks = (await store.chunks.for_parents([source.id], with_embeddings=True))[source.id]
+    assert [chunk.ord for chunk in chunks] == [0, 1, 2]
+    assert chunks[0].model_id == "test-model"
+    assert chunks[0].dim == 4
+    assert chunks[0].source == source.id
+    insights = await store.sources.insights_for([source.id, "source:unknown"])
+    assert [one.id for one in insights[source.id]] == [insight.id]
+    assert insights["source:unknown"] == []
+
+
+async def test_seed_style_accessors(store: Store) -> None:
+    notebook = await store.notebooks.create("Seed")
+    source = await store.sources.create(
+        NewSource(title="S", full_text="body"), notebook_ids=[notebook.id]
+    )
+    await store.sources.add_insight(source.id, "key points", "one; two")
+    note = await store.notes.create(notebook.id, "remember this", title="N")
+
+    loaded = await Source.get(source.id, store=store)
+    short = await loaded.get_context("short")
+    assert short["title"] == "S"
+    assert "full_text" not in short
+    assert short["insights"][0]["content"] == "one; two"
+    assert (await loaded.get_context("long"))["full_text"] == "body"
+
+    book = await Notebook.get(notebook.id.split(":", 1)[1], store=store)
+    assert [one.id for one in await book.get_sources()] == [source.id]
+    assert [one.id for one in await book.get_notes()] == [note.id]
+    assert (await Note.get(note.id, store=store)).get_context("long")["content"] == "remember this"
+
+
+async def test_get_many_keeps_order_and_skips_unknown(store: Store) -> None:
+    made = [await store.notebooks.create(f"nb {index}") for index in range(3)]
+    wanted = [made[2].id, "notebook:missing", made[0].id, made[2].id]
+    found = await store.notebooks.get_many(wanted)
+    assert list(found) == [made[2].id, made[0].id]
+
+
+async def test_unknown_id_raises_not_found_with_the_id(store: Store) -> None:
+    with pytest.raises(NotFoundError) as caught:
+        await store.sources.get("source:nothere")
+    assert caught.value.record_id == "source:nothere"
+
+
+async def test_deleting_a_source_cascades_in_one_step(store: Store) -> None:
+    notebook = await store.notebooks.create("Cascade")
+    source = await store.sources.create(
+        NewSource(title="Doomed", full_text="text"), notebook_ids=[notebook.id], chunks=rows(2)
+    )
+    insight = await store.sources.add_insight(source.id, "summary", "gone soon", chunks=rows(1))
+    keeper = await store.notes.create(notebook.id, "stays", chunks=rows(1))
+    before = await store.notebooks.versions([notebook.id])
+
+    await store.sources.delete(source.id)
+
+    assert await store.sources.get_many([source.id]) == {}
+    assert await store.sources.get_insights([insight.id]) == {}
+    assert (await store.notebooks.source_ids([notebook.id]))[notebook.id] == []
+    remaining = await store.chunks.for_parents([source.id, insight.id, keeper.id])
+    assert remaining[source.id] == [] and remaining[insight.id] == []
+    assert len(remaining[keeper.id]) == 1
+    after = await store.notebooks.versions([notebook.id])
+    assert after[notebook.id] > before[notebook.id]
+
+
+async def test_deleting_a_notebook_keeps_shared_sources(store: Store) -> None:
+    doomed = await store.notebooks.create("Doomed")
+    other = await store.notebooks.create("Other")
+    shared = await store.sources.create(
+        NewSource(title="Shared", full_text="shared"), notebook_ids=[doomed.id, other.id]
+    )
+    alone = await store.sources.create(
+        NewSource(title="Alone", full_text="alone"), notebook_ids=[doomed.id], chunks=rows(1)
+    )
+    note = await store.notes.create(doomed.id, "bye")
+
+    await store.notebooks.delete(doomed.id)
+
+    assert await store.notebooks.get_many([doomed.id]) == {}
+    assert set(await store.sources.get_many([shared.id, alone.id])) == {shared.id}
+    assert await store.notes.get_many([note.id]) == {}
+    assert (await store.sources.notebooks_of([shared.id]))[shared.id] == [other.id]
+    assert (await store.chunks.for_parents([alone.id]))[alone.id] == []
+
+
+async def test_linking_twice_is_a_no_op(store: Store) -> None:
+    notebook = await store.notebooks.create("Links")
+    source = await store.sources.create(NewSource(title="S", full_text="t"))
+    await store.notebooks.link_sources(notebook.id, [source.id])
+    await store.notebooks.link_sources(notebook.id, [source.id, source.id])
+    assert (await store.notebooks.source_ids([notebook.id]))[notebook.id] == [source.id]
+    with pytest.raises(NotFoundError):
+        await store.notebooks.link_sources(notebook.id, ["source:ghost"])
+
+
+async def test_chunk_replacement_swaps_atomically(store: Store) -> None:
+    notebook = await store.notebooks.create("Swap")
+    source = await store.sources.create(
+        NewSource(title="S", full_text="t"), notebook_ids=[notebook.id], chunks=rows(3)
+    )
+    from open_notebook.store.chunks import chunk_documents
+
+    bad = chunk_documents(source.id, rows(2), source_id=source.id, notebook_id=None)
+    bad[1]["token_count"] = "not a number"
+    with pytest.raises(InvalidInputError, match="token_count"):
+        await store.chunks.replace({source.id: bad})
+    assert len((await store.chunks.for_parents([source.id]))[source.id]) == 3
+
+    good = chunk_documents(source.id, rows(1, dim=8), source_id=source.id, notebook_id=None)
+    await store.chunks.replace({source.id: good})
+    kept = (await store.chunks.for_parents([source.id], with_embeddings=True))[source.id]
+    assert [chunk.dim for chunk in kept] == [8]
+
+
+async def test_database_failure_is_not_reported_as_not_found(store: Store) -> None:
+    await store.close()
+    with pytest.raises(DatabaseError):
+        await store.notebooks.get("notebook:anything")
