@@ -1,0 +1,59 @@
+"""The default context factories: a source's own context, or a notebook searched by the question.
+
+The context builder and search modules are imported when a chat runs, not when this module is
+imported: the chat service must load (and report a clear error) even if retrieval is broken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from open_notebook.config import Settings
+from open_notebook.embeddings import Embedder
+from open_notebook.graphs import ContextBuild, ContextFactory
+from open_notebook.store import Store
+
+
+def source_context_factory(store: Store, settings: Settings) -> ContextFactory:
+    """Context of one source: its text and insights, ranked by the question, within a budget."""
+    del settings  # the builder reads its knobs from its own arguments
+
+    def for_source(source_id: str, question: str) -> ContextBuild:
+        async def build(budget: int) -> Mapping[str, Any]:
+            from open_notebook.utils.context_builder import ContextBuilder
+
+            builder = ContextBuilder(
+                source_id=source_id,
+                include_insights=True,
+                max_tokens=budget,
+                query=question,
+                store=store,
+            )
+            result: Mapping[str, Any] = await builder.build()
+            return result
+
+        return build
+
+    return for_source
+
+
+def notebook_context_factory(
+    store: Store, embedder: Embedder, settings: Settings
+) -> ContextFactory:
+    """Context of a notebook: hybrid search with the question, then a budgeted context."""
+
+    def for_notebook(notebook_id: str, question: str) -> ContextBuild:
+        async def build(budget: int) -> Mapping[str, Any]:
+            from open_notebook.search import SearchService
+            from open_notebook.utils.context_builder import build_query_context
+
+            searcher = SearchService(store, embedder, settings)
+            result: Mapping[str, Any] = await build_query_context(
+                question, notebook_id, budget, searcher=searcher, store=store
+            )
+            return result
+
+        return build
+
+    return for_notebook

