@@ -155,3 +155,18 @@ async def test_database_failure_is_not_reported_as_not_found(store: Store) -> No
     await store.close()
     with pytest.raises(DatabaseError):
         await store.notebooks.get("notebook:anything")
+
+
+async def test_concurrent_writers_lose_nothing(store: Store) -> None:
+    import asyncio
+
+    notebook = await store.notebooks.create("Busy")
+    before = (await store.notebooks.versions([notebook.id]))[notebook.id]
+    notes = await asyncio.gather(
+        *(store.notes.create(notebook.id, f"note {index}") for index in range(100))
+    )
+    assert len({note.id for note in notes}) == 100
+    assert len(await store.notebooks.note_ids([notebook.id])) == 1
+    assert len((await store.notebooks.note_ids([notebook.id]))[notebook.id]) == 100
+    after = (await store.notebooks.versions([notebook.id]))[notebook.id]
+    assert after == before + 100

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -27,6 +28,7 @@ _INPUT_MARKERS = (
     "Found NONE for field",
     "but field must conform to",
 )
+_CONFLICT_RETRIES = 6
 _EMBEDDED_SCHEMES = ("mem://", "memory", "surrealkv://", "rocksdb://", "file://")
 
 
@@ -61,9 +63,6 @@ class Database:
         self._client = client
         self.url = url
         self.embedded = url.startswith(_EMBEDDED_SCHEMES)
-        # The embedded engine serialises writes internally; the lock keeps one statement batch
-        # (and its BEGIN/COMMIT) from interleaving with another task's batch on the same client.
-        self._lock = asyncio.Lock()
         self._closed = False
 
     async def query(self, sql: str, variables: Mapping[str, Any] | None = None) -> list[Any]:
@@ -74,11 +73,12 @@ class Database:
         """
         if self._closed:
             raise DatabaseError("the database connection is closed")
-        async with self._lock:
-            try:
-                raw = await self._client.query_raw(sql, dict(variables or {}))
-            except surrealdb.SurrealError as exc:
-                raise _translate(str(exc), exc) from exc
+        # No client-side lock: each call is one request (one transaction when wrapped in BEGIN /
+        # COMMIT), the engine runs them concurrently, and write conflicts are retried.
+        try:
+            raw = await self._client.query_raw(sql, dict(variables or {}))
+        except surrealdb.SurrealError as exc:
+            raise _translate(str(exc), exc) from exc
         statements = raw.get("result") if isinstance(raw, dict) else None
         if not isinstance(statements, list):
             raise DatabaseError(f"unexpected reply from the database: {str(raw)[:200]}")
@@ -95,15 +95,25 @@ class Database:
         return results[-1] if results else None
 
     async def transaction(self, sql: str, variables: Mapping[str, Any] | None = None) -> Any:
-        """Run statements atomically (``BEGIN``/``COMMIT``); return the last statement's result."""
-        results = await self.query(f"BEGIN;\n{sql}\nCOMMIT;", variables)
+        """Run statements atomically (``BEGIN``/``COMMIT``); return the last statement's result.
+
+        A write conflict with another writer (another process on a shared server) is retried a few
+        times with a short, growing pause; the transaction either commits whole or not at all.
+        """
+        for attempt in range(_CONFLICT_RETRIES):
+            try:
+                results = await self.query(f"BEGIN;\n{sql}\nCOMMIT;", variables)
+                break
+            except DatabaseError as exc:
+                if "can be retried" not in str(exc) or attempt == _CONFLICT_RETRIES - 1:
+                    raise
+                await asyncio.sleep(0.01 * (2**attempt) * (1 + random.random()))
         # The engine answers BEGIN and COMMIT with a result each; drop both.
         return results[-2] if len(results) >= 2 else None
 
     async def version(self) -> str:
         """The engine version, e.g. ``surrealdb-3.2.4``."""
-        async with self._lock:
-            return str(await self._client.version())
+        return str(await self._client.version())
 
     async def close(self) -> None:
         """Close the connection; safe to call twice."""
