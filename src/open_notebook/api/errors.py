@@ -106,7 +106,8 @@ def _status_of(exc: OpenNotebookError) -> tuple[int, str]:
     return 500, "internal_error"
 
 
-def _body(exc: OpenNotebookError) -> ErrorPublic:
+def describe(exc: OpenNotebookError) -> ErrorPublic:
+    """The public body of a domain error."""
     status, code = _status_of(exc)
     detail = next((text for cls, text in _GENERIC_DETAIL.items() if isinstance(exc, cls)), str(exc))
     body = ErrorPublic(error=code, detail=detail)
@@ -129,7 +130,7 @@ async def _on_domain_error(_: Request, exc: Exception) -> JSONResponse:
     if status >= 500:
         # Log what the body hides, so an operator can find the cause.
         log.warning("request failed with %s: %s: %s", status, type(exc).__name__, exc)
-    return _respond(status, _body(exc))
+    return _respond(status, describe(exc))
 
 
 def _describe(errors: Sequence[Any]) -> str:

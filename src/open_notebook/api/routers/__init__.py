@@ -2,8 +2,8 @@
 
 from fastapi import APIRouter
 
-from open_notebook.api.routers import health, notebooks
+from open_notebook.api.routers import chat, health, notebooks
 
-ROUTERS: tuple[APIRouter, ...] = (notebooks.router,)
+ROUTERS: tuple[APIRouter, ...] = (notebooks.router, chat.router)
 
 __all__ = ["ROUTERS", "health"]

@@ -1,0 +1,113 @@
+"""Schemas of ``/api/search`` and ``/api/context``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from open_notebook.api.schemas.common import CleanStr, NotebookId, NoteId, SourceId
+from open_notebook.context import RenderFormat
+from open_notebook.search.types import HitType, SearchMode
+
+# A hard ceiling in the schema; the configured OPEN_NOTEBOOK_MAX_QUERY_CHARS is checked as well.
+QUERY_CEILING = 1_000_000
+MAX_IDS = 1000
+
+
+class SearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: CleanStr = Field(min_length=1, max_length=QUERY_CEILING)
+    notebook_id: NotebookId | None = None
+    mode: SearchMode = SearchMode.HYBRID
+    limit: int = Field(default=10, ge=1, le=1000)
+    min_score: float = Field(default=0.0, ge=0.0, le=1_000_000.0)
+    types: list[HitType] = Field(default_factory=lambda: list(HitType), min_length=1, max_length=3)
+
+
+class HitScoresPublic(BaseModel):
+    vector: float | None
+    bm25: float | None
+    fused: float
+
+
+class SearchHitPublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: str
+    kind: HitType
+    parent_id: str
+    source_id: str | None
+    parent_title: str
+    text: str
+    char_start: int
+    char_end: int
+    scores: HitScoresPublic
+    rank: int
+    heading_path: list[str]
+    highlights: list[str]
+
+
+class SearchResultsPublic(BaseModel):
+    data: list[SearchHitPublic]
+    count: int
+
+
+_STATUS_HELP = (
+    "per id: 'not in context', 'insights' or 'full content' (the reference's strings; the enum "
+    "names not_in_context / insights / full_content are accepted too)"
+)
+
+
+class ContextConfigBody(BaseModel):
+    """The reference's ``context_config``: an inclusion status per source and per note."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sources: dict[CleanStr, CleanStr] = Field(
+        default_factory=dict, max_length=MAX_IDS, description=_STATUS_HELP
+    )
+    notes: dict[CleanStr, CleanStr] = Field(
+        default_factory=dict, max_length=MAX_IDS, description=_STATUS_HELP
+    )
+    include_insights: bool | None = None
+    include_notes: bool | None = None
+    max_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
+    priority_weights: dict[CleanStr, float] | None = Field(default=None, max_length=3)
+
+
+class ContextRequest(BaseModel):
+    """What to put in the context. Every id must exist, and with ``notebook_id`` every source
+    and note id must belong to that notebook: a foreign id is refused with 409 naming it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    notebook_id: NotebookId | None = None
+    source_ids: list[SourceId] = Field(default_factory=list, max_length=MAX_IDS)
+    note_ids: list[NoteId] = Field(default_factory=list, max_length=MAX_IDS)
+    query: CleanStr | None = Field(
+        default=None,
+        min_length=1,
+        max_length=QUERY_CEILING,
+        description="rank and pick by relevance to this question (hybrid search in the notebook)",
+    )
+    context_config: ContextConfigBody | None = None
+    max_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
+    format: RenderFormat = RenderFormat.MARKDOWN
+    include_insights: bool | None = None
+
+
+class ContextPublic(BaseModel):
+    """The builder's payload: grouped items, the rendered text and its exact token count."""
+
+    model_config = ConfigDict(extra="allow")
+
+    sources: list[dict[str, Any]]
+    notes: list[dict[str, Any]]
+    insights: list[dict[str, Any]]
+    rendered: str
+    total_tokens: int
+    total_items: int
+    metadata: dict[str, Any]
+    manifest: dict[str, Any]

@@ -1,0 +1,23 @@
+"""Process edges that run the app on uvicorn.
+
+uvicorn open_notebook.api.server:app_from_environment --factory   # settings from OPEN_NOTEBOOK_*
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from open_notebook.api.app import create_app
+from open_notebook.config import Settings
+
+
+def app_from_environment() -> FastAPI:
+    """The app with settings read from the environment (a process edge, for ``--factory``)."""
+    return create_app(Settings())
+
+
+def serve(settings: Settings) -> None:
+    """Serve on ``settings.host:settings.port`` until interrupted."""
+    import uvicorn
+
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port)
