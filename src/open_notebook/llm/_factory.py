@@ -47,7 +47,8 @@ def create_language_model(settings: Settings, model: str | None = None) -> Langu
     if provider is LlmProvider.LOCAL:
         if name not in (None, LOCAL_MODEL_ID):
             raise ConfigurationError(
-                f"the local provider serves only {LOCAL_MODEL_ID!r}, not {name!r}; "
+                f"the local provider serves only {LOCAL_MODEL_ID!r}, not {name!r} "
+                "(OPEN_NOTEBOOK_LLM_MODEL or the request's model); "
                 "set OPEN_NOTEBOOK_LLM_PROVIDER=openai or esperanto for other models",
                 setting="OPEN_NOTEBOOK_LLM_MODEL",
             )

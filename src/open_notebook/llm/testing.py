@@ -25,12 +25,15 @@ class LoopbackChatServer:
         self.status = status
         self.requests: list[dict[str, Any]] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._serve, daemon=True)
 
     @property
     def base_url(self) -> str:
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}/v1"
+
+    def _serve(self) -> None:
+        self._server.serve_forever(poll_interval=0.02)  # a quick shutdown keeps tests fast
 
     def __enter__(self) -> LoopbackChatServer:
         self._thread.start()

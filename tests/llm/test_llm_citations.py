@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from open_notebook.graphs import existing_ids
+from open_notebook.llm import CitationStatus, check_citations, parse_citations
+from open_notebook.store import Store
+from open_notebook.store.sources import NewSource
+
+MANIFEST = {
+    "included": [
+        {"id": "source:abc", "duplicates": ["source:abc_copy"]},
+        {"id": "note:n1", "duplicates": []},
+        {"id": "source_insight:i1"},
+    ],
+    "dropped": [{"id": "source:far", "reason": "budget"}],
+}
+
+
+def test_parse_counts_every_marker_variant() -> None:
+    answer = (
+        "Bread rises [source:abc]. Salt matters [source:abc, note:n1]; see also "
+        "【source_insight:i1】 and [insight: i1] and [Source:xyz] and [note:n1; source:far]. "
+        "Not a citation: source:plain or [see page 4]."
+    )
+    cited = parse_citations(answer)
+    assert cited == {
+        "source:abc": 2,
+        "note:n1": 2,
+        "source_insight:i1": 2,
+        "source:xyz": 1,
+        "source:far": 1,
+    }
+
+
+def test_statuses_from_manifest_and_known_ids() -> None:
+    cited = parse_citations(
+        "[source:abc] [source:abc_copy] [note:n1] [source:far] [note:real] [source:madeup]"
+    )
+    checked = {c.id: c.status for c in check_citations(cited, MANIFEST, existing={"note:real"})}
+    assert checked == {
+        "source:abc": CitationStatus.VALID,
+        "source:abc_copy": CitationStatus.VALID,  # an exact duplicate of an included item
+        "note:n1": CitationStatus.VALID,
+        "source:far": CitationStatus.NOT_IN_CONTEXT,  # dropped by the budget
+        "note:real": CitationStatus.NOT_IN_CONTEXT,  # exists in the store, never sent
+        "source:madeup": CitationStatus.UNKNOWN,
+    }
+
+
+def test_no_markers_no_citations() -> None:
+    assert check_citations(parse_citations("No brackets here."), MANIFEST) == []
+
+
+async def test_existing_ids_asks_the_store(store: Store) -> None:
+    notebook = await store.notebooks.create("Baking")
+    source = await store.sources.create(
+        NewSource(title="Starter", full_text="Feed the starter daily."), notebook_ids=[notebook.id]
+    )
+    note = await store.notes.create(notebook.id, "Use rye flour.")
+    found = await existing_ids(
+        store, [source.id, note.id, "source:nothere", "note:nothere", "source_insight:nothere"]
+    )
+    assert found == {source.id, note.id}
