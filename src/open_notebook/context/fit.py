@@ -5,7 +5,7 @@ Every count here is of the rendered block with the real tokenizer, never an esti
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from open_notebook.context.model import Candidate, Piece, Placed, RenderFormat
@@ -16,6 +16,8 @@ from open_notebook.tokens import TokenCounter
 DEFAULT_MIN_BODY_TOKENS: Final = 16
 # Re-cutting converges in one or two rounds; the bound only guards against a pathological text.
 _MAX_RECUTS: Final = 8
+_MIN_TAIL_TOKENS: Final = 4
+_REFILLS: Final = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +36,8 @@ def place_whole(candidate: Candidate, params: FitParams) -> Placed:
 def stub_tokens(candidate: Candidate, params: FitParams) -> int:
     """Tokens of the smallest useful shrunk block: the label plus ``min_body_tokens`` of text."""
     stub = render_block(candidate, "", truncated=True, fmt=params.fmt)
-    return params.counter.count(stub) + params.min_body_tokens
+    # +1: the line break between label and body.
+    return params.counter.count(stub) + 1 + params.min_body_tokens
 
 
 def _ranked(candidate: Candidate) -> list[Piece]:
@@ -59,7 +62,8 @@ def _choose_spans(candidate: Candidate, room: int, params: FitParams) -> list[tu
             used += cost
             continue
         left = room - used - gap_cost
-        if left >= params.min_body_tokens or (not spans and left > 0):
+        # A few words of one more piece still beat leaving the room empty.
+        if left >= _MIN_TAIL_TOKENS:
             prefix = params.counter.truncate(text, left)
             if prefix.strip():
                 spans.append((piece.start, piece.start + len(prefix)))
@@ -80,20 +84,36 @@ def join_spans(content: str, spans: list[tuple[int, int]]) -> str:
     return "".join(parts).strip()
 
 
-def shrink(candidate: Candidate, allowance: int, params: FitParams, original: int) -> Placed | None:
-    """The candidate cut to fit ``allowance`` tokens (marked truncated), or ``None``."""
-    stub = render_block(candidate, "", truncated=True, fmt=params.fmt)
-    room = allowance - params.counter.count(stub) - 1
-    if room < params.min_body_tokens:
-        return None
-    body = join_spans(candidate.content, _choose_spans(candidate, room, params))
+def _cut_to(candidate: Candidate, body: str, allowance: int, params: FitParams) -> Placed | None:
+    """Render ``body``; while the block is over ``allowance``, cut the body's tail by the excess."""
     for _ in range(_MAX_RECUTS):
         if not body:
             return None
         block = render_block(candidate, body, truncated=True, fmt=params.fmt)
         tokens = params.counter.count(block)
         if tokens <= allowance:
-            return Placed(candidate, body, block, tokens, original, truncated=True)
+            return Placed(candidate, body, block, tokens, 0, truncated=True)
         body_tokens = params.counter.count(body)
         body = params.counter.truncate(body, body_tokens - (tokens - allowance)).strip()
     return None
+
+
+def shrink(candidate: Candidate, allowance: int, params: FitParams, original: int) -> Placed | None:
+    """The candidate cut to fit ``allowance`` tokens (marked truncated), or ``None``."""
+    stub = render_block(candidate, "", truncated=True, fmt=params.fmt)
+    room = allowance - params.counter.count(stub) - 1
+    if room < params.min_body_tokens:
+        return None
+    best: Placed | None = None
+    # Piece costs are counted apart, so the joined body usually comes out smaller than planned
+    # (adjacent sentences share no gap marker): re-plan with the slack a few times.
+    for _ in range(_REFILLS):
+        body = join_spans(candidate.content, _choose_spans(candidate, room, params))
+        placed = _cut_to(candidate, body, allowance, params)
+        if placed is not None and (best is None or placed.tokens > best.tokens):
+            best = placed
+        slack = allowance - (placed.tokens if placed is not None else allowance)
+        if slack < _MIN_TAIL_TOKENS:
+            break
+        room += slack
+    return None if best is None else replace(best, tokens_original=original)

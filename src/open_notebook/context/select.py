@@ -1,20 +1,34 @@
-"""Choosing what enters the context: dedup, score filter, and a greedy fit that shrinks before drop.
+"""Choosing what enters the context: score filter, dedup, and a fit that shrinks before it drops.
 
-Candidates are offered room in priority order (pinned first). Each one goes in whole if it fits; if
-not, it is cut to its best pieces; only if even its stub does not fit is it dropped, and smaller,
-lower-priority items then fill the room it left. The budget is charged with the token count of each
-rendered block plus its separator, and the joined text is counted again at the end: if joining
-changed the count, the last (lowest-priority) block is cut or dropped until the whole text fits.
+Two passes over the candidates in priority order (pinned first):
+
+1. Each candidate goes in whole if it fits. If it does not, but its stub (label plus a few tokens
+   of text) does, it is deferred and its stub's room is reserved, so no later, lower-priority item
+   can take that room; smaller items then fill the rest of the budget around it.
+2. Deferred candidates, in priority order, are cut to their best pieces (most relevant chunks, or
+   leading sentences) to fill their reserved room plus whatever is still free.
+
+A candidate whose stub does not fit is dropped; only items smaller than that stub can come after
+it. The budget is charged with the token count of each rendered block plus its separator, and the
+joined text is counted again at the end: if joining changed the count, the lowest-priority block
+is cut or dropped until the whole text fits.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from open_notebook.context.dedup import DEFAULT_NEAR_THRESHOLD, Deduper
-from open_notebook.context.fit import FitParams, place_whole, shrink
-from open_notebook.context.model import Candidate, Dropped, DropReason, Placed, prioritize
+from open_notebook.context.fit import FitParams, place_whole, shrink, stub_tokens
+from open_notebook.context.model import (
+    Candidate,
+    Dropped,
+    DropReason,
+    Placed,
+    prioritize,
+    sort_key,
+)
 from open_notebook.context.render import SEPARATOR, render_block, render_document
 from open_notebook.errors import BudgetTooSmallError
 
@@ -38,52 +52,79 @@ class Selection:
     total_tokens: int
 
 
+@dataclass(frozen=True, slots=True)
+class _Deferred:
+    candidate: Candidate
+    reserved: int
+    original: int
+
+
 @dataclass(slots=True)
 class _State:
-    remaining: int
-    group_used: dict[str, int]
-    placed: list[Placed]
-    dropped: list[Dropped]
+    free: int
+    sep: int
+    options: SelectOptions
+    params: FitParams
+    group_used: dict[str, int] = field(default_factory=dict)
+    placed: list[Placed] = field(default_factory=list)
+    deferred: list[_Deferred] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)
+
+    def room(self, candidate: Candidate) -> int:
+        room = self.free - self.sep
+        if self.options.per_group_cap is not None:
+            used = self.group_used.get(candidate.group, 0)
+            room = min(room, self.options.per_group_cap - used)
+        return room
+
+    def charge(self, candidate: Candidate, tokens: int) -> None:
+        self.free -= tokens + self.sep
+        self.group_used[candidate.group] = self.group_used.get(candidate.group, 0) + tokens
+
+    def release(self, candidate: Candidate, tokens: int) -> None:
+        self.free += tokens + self.sep
+        self.group_used[candidate.group] -= tokens
+
+    def drop(self, candidate: Candidate, original: int | None = None) -> None:
+        self.dropped.append(Dropped(candidate, DropReason.BUDGET, tokens_original=original))
 
 
-def _allowance(candidate: Candidate, state: _State, options: SelectOptions, sep: int) -> int:
-    allowance = state.remaining - (sep if state.placed else 0)
-    if options.per_group_cap is not None:
-        used = state.group_used.get(candidate.group, 0)
-        allowance = min(allowance, options.per_group_cap - used)
-    return allowance
-
-
-def _try_place(
-    candidate: Candidate, allowance: int, params: FitParams
-) -> tuple[Placed | None, int | None]:
-    """The placement (or ``None``) and the whole block's tokens when they were counted."""
-    if allowance < _MIN_BLOCK_TOKENS:
-        return None, None
-    label = render_block(candidate, "", truncated=False, fmt=params.fmt)
-    # The label alone is cheap to count and spares counting a long text that cannot fit.
-    if params.counter.count(label) > allowance:
-        return None, None
-    whole = place_whole(candidate, params)
-    if whole.tokens <= allowance:
-        return whole, whole.tokens
-    return shrink(candidate, allowance, params, whole.tokens), whole.tokens
-
-
-def _fit_one(
-    candidate: Candidate, state: _State, options: SelectOptions, params: FitParams, sep: int
-) -> bool:
-    if options.budget is None:
+def _first_pass(candidate: Candidate, state: _State) -> bool:
+    """Place whole, defer with a reserved stub, or drop; ``True`` unless dropped."""
+    params = state.params
+    if state.options.budget is None:
         state.placed.append(place_whole(candidate, params))
         return True
-    placed, original = _try_place(candidate, _allowance(candidate, state, options, sep), params)
-    if placed is None:
-        state.dropped.append(Dropped(candidate, DropReason.BUDGET, tokens_original=original))
+    room = state.room(candidate)
+    label = render_block(candidate, "", truncated=False, fmt=params.fmt)
+    # The label alone is cheap to count and spares counting a long text that cannot fit.
+    if room < _MIN_BLOCK_TOKENS or params.counter.count(label) > room:
+        state.drop(candidate)
         return False
-    state.remaining -= placed.tokens + (sep if state.placed else 0)
-    state.group_used[candidate.group] = state.group_used.get(candidate.group, 0) + placed.tokens
-    state.placed.append(placed)
+    whole = place_whole(candidate, params)
+    if whole.tokens <= room:
+        state.placed.append(whole)
+        state.charge(candidate, whole.tokens)
+        return True
+    stub = stub_tokens(candidate, params)
+    if stub > room or stub >= whole.tokens:
+        state.drop(candidate, whole.tokens)
+        return False
+    state.deferred.append(_Deferred(candidate, stub, whole.tokens))
+    state.charge(candidate, stub)
     return True
+
+
+def _second_pass(state: _State) -> None:
+    for deferred in state.deferred:
+        candidate = deferred.candidate
+        state.release(candidate, deferred.reserved)
+        placed = shrink(candidate, state.room(candidate), state.params, deferred.original)
+        if placed is None:
+            state.drop(candidate, deferred.original)
+        else:
+            state.placed.append(placed)
+            state.charge(candidate, placed.tokens)
 
 
 def _below_min_score(candidate: Candidate, options: SelectOptions) -> bool:
@@ -103,7 +144,8 @@ def select(
         BudgetTooSmallError: candidates exist but the budget holds not even one item's stub.
     """
     sep = params.counter.count(SEPARATOR)
-    state = _State(options.budget or 0, {}, [], [])
+    # The first block has no separator before it: one separator of credit up front.
+    state = _State((options.budget or 0) + sep, sep, options, params)
     deduper = Deduper(options.near_threshold)
     eligible = 0
     for candidate in prioritize(candidates):
@@ -116,31 +158,32 @@ def select(
             state.dropped.append(Dropped(candidate, DropReason.DUPLICATE_OF, original))
             continue
         eligible += 1
-        if _fit_one(candidate, state, options, params, sep):
+        if _first_pass(candidate, state):
             deduper.keep(candidate)
+    _second_pass(state)
     if eligible and not state.placed:
         raise BudgetTooSmallError(
             f"a budget of {options.budget} tokens cannot hold even one item's stub; "
             "give a larger max_tokens",
             field="max_tokens",
         )
-    rendered, total = _verify(state, options, params)
+    state.placed.sort(key=lambda placed: sort_key(placed.candidate))
+    rendered, total = _verify(state)
     placed = tuple(replace(p, candidate=deduper.with_duplicates(p.candidate)) for p in state.placed)
     return Selection(placed, tuple(state.dropped), rendered, total)
 
 
-def _verify(state: _State, options: SelectOptions, params: FitParams) -> tuple[str, int]:
+def _verify(state: _State) -> tuple[str, int]:
     """Count the joined text; cut or drop the last blocks while it exceeds the budget."""
+    budget = state.options.budget
     while True:
         rendered = render_document([p.block for p in state.placed])
-        total = params.counter.count(rendered)
-        if options.budget is None or total <= options.budget or not state.placed:
+        total = state.params.counter.count(rendered)
+        if budget is None or total <= budget or not state.placed:
             return rendered, total
         last = state.placed.pop()
-        cut = shrink(last.candidate, last.tokens - (total - options.budget), params, last.tokens)
+        cut = shrink(last.candidate, last.tokens - (total - budget), state.params, last.tokens)
         if cut is not None and cut.tokens < last.tokens:
             state.placed.append(cut)
         else:
-            state.dropped.append(
-                Dropped(last.candidate, DropReason.BUDGET, tokens_original=last.tokens_original)
-            )
+            state.drop(last.candidate, last.tokens_original)

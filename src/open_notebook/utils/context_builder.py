@@ -1,0 +1,364 @@
+"""The seed's Context Builder: gather sources, insights and notes into a budgeted LLM context.
+
+Everything is read first in one batched round (:mod:`open_notebook.utils.context_fetch`); then the
+pure pipeline of :mod:`open_notebook.context` dedups, prioritizes, fits the budget (shrinking before
+dropping), renders and counts the exact text that is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from open_notebook.context import Assembly, Dropped, DropReason, ItemType, assemble
+from open_notebook.context.model import Candidate, sort_key
+from open_notebook.errors import InvalidInputError, NotFoundError
+from open_notebook.ids import normalize_id, table_of
+from open_notebook.search.types import SearchHit, SearchMode
+from open_notebook.store import Store
+from open_notebook.utils.context_config import (
+    ContextConfig,
+    InclusionLevel,
+    check_bool,
+    check_budget,
+    id_list,
+    optional_number,
+    parse_counter,
+    parse_format,
+    parse_inclusion,
+    parse_query,
+)
+from open_notebook.utils.context_fetch import ContextData, FetchPlan, fetch_context_data
+from open_notebook.utils.context_items import (
+    ContextItem,
+    insight_item,
+    note_item,
+    source_item,
+)
+from open_notebook.utils.context_query import items_from_hits
+from open_notebook.utils.context_response import format_response
+
+__all__ = [
+    "ContextBuilder",
+    "ContextConfig",
+    "ContextItem",
+    "InclusionLevel",
+    "Searcher",
+    "build_mixed_context",
+    "build_notebook_context",
+    "build_query_context",
+    "build_source_context",
+]
+
+_TYPE_OF_TABLE = {
+    "source": ItemType.SOURCE,
+    "note": ItemType.NOTE,
+    "source_insight": ItemType.INSIGHT,
+}
+
+
+class Searcher(Protocol):
+    """What the query-driven build needs from search (``open_notebook.search.SearchService``)."""
+
+    async def search(
+        self, query: str, *, notebook_id: str | None = ..., mode: SearchMode = ..., limit: int = ...
+    ) -> list[SearchHit]: ...
+
+
+class ContextBuilder:
+    """Build a context from ``source_id``/``source_ids``, ``notebook_id``, ``note_ids`` or a
+    ``query``; keyword arguments are kept in ``self.params`` for :meth:`_process_custom_params`."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.params: dict[str, Any] = dict(kwargs)
+        self.config = ContextConfig.from_value(kwargs.get("context_config"))
+        single = kwargs.get("source_id")
+        self.source_id = normalize_id(single, "source") if single is not None else None
+        self.source_ids = id_list(kwargs.get("source_ids"), "source", "source_ids")
+        nb = kwargs.get("notebook_id")
+        self.notebook_id = normalize_id(nb, "notebook") if nb is not None else None
+        self.note_ids = id_list(kwargs.get("note_ids"), "note", "note_ids")
+        self.include_insights = check_bool(
+            kwargs.get("include_insights", self.config.include_insights), "include_insights"
+        )
+        self.include_notes = check_bool(
+            kwargs.get("include_notes", self.config.include_notes), "include_notes"
+        )
+        self.max_tokens = check_budget(kwargs.get("max_tokens", self.config.max_tokens))
+        self.per_source_max_tokens = check_budget(
+            kwargs.get("per_source_max_tokens"), "per_source_max_tokens"
+        )
+        self.min_score = optional_number(kwargs.get("min_score"), "min_score")
+        self.near_duplicate_threshold = optional_number(
+            kwargs.get("near_duplicate_threshold", 0.8), "near_duplicate_threshold"
+        )
+        self.format = parse_format(kwargs.get("format", "markdown"))
+        self.query = parse_query(kwargs.get("query"))
+        self.counter = parse_counter(kwargs.get("token_counter"), kwargs.get("encoding"))
+        self.items: list[ContextItem] = []
+        self.dropped: list[Dropped] = []
+        self.assembly: Assembly | None = None
+        self._data = ContextData()
+        self._order = 0
+        self._process_custom_params()
+
+    def _process_custom_params(self) -> None:
+        """Hook for subclasses: read extra keys of ``self.params``."""
+
+    def _weight(self, item_type: ItemType) -> float:
+        return self.config.priority_weights[item_type.value]
+
+    def _next_order(self) -> int:
+        self._order += 1
+        return self._order
+
+    # Gathering (from the already-fetched data; no query here)
+
+    def _level_of(self, source_id: str, explicit: bool) -> InclusionLevel:
+        if explicit and source_id not in self.config.sources:
+            return InclusionLevel.FULL_CONTENT
+        return self.config.sources.get(source_id, InclusionLevel.FULL_CONTENT)
+
+    def _exclude(self, record_id: str, reason: DropReason) -> None:
+        item_type = _TYPE_OF_TABLE[table_of(record_id)]
+        candidate = Candidate(record_id, item_type, "", "", type_weight=self._weight(item_type))
+        self.dropped.append(Dropped(candidate, reason))
+
+    def _add_source_context(
+        self, source_id: str, inclusion: InclusionLevel | str = InclusionLevel.FULL_CONTENT
+    ) -> None:
+        """Add a source's text (full content) and/or its insights, as its level says."""
+        level = parse_inclusion(inclusion)
+        pinned = source_id == self.source_id or source_id in self.source_ids
+        source = self._data.sources.get(source_id)
+        if level is InclusionLevel.NOT_IN_CONTEXT:
+            return self._exclude(source_id, DropReason.EXCLUDED_BY_CONFIG)
+        if source is None:
+            return self._exclude(source_id, DropReason.NOT_FOUND)
+        if level is InclusionLevel.FULL_CONTENT:
+            weight = self._weight(ItemType.SOURCE)
+            self.add_item(source_item(source, weight, pinned=pinned, order=self._next_order()))
+        else:
+            self._exclude(source_id, DropReason.EXCLUDED_BY_CONFIG)
+        for insight in self._data.insights.get(source_id, []) if self.include_insights else []:
+            weight = self._weight(ItemType.INSIGHT)
+            order = self._next_order()
+            self.add_item(insight_item(insight, weight, pinned=pinned, order=order, relevance=None))
+        return None
+
+    def _add_notebook_context(self, notebook_id: str) -> None:
+        """Add a notebook's sources (by their configured level) and, if wanted, its notes."""
+        if normalize_id(notebook_id, "notebook") != self.notebook_id:
+            raise InvalidInputError(
+                f"only the builder's notebook ({self.notebook_id}) was fetched, not {notebook_id}",
+                field="notebook_id",
+            )
+        explicit = {self.source_id, *self.source_ids}
+        for source_id in self._data.notebook_source_ids:
+            if source_id not in explicit:
+                self._add_source_context(source_id, self._level_of(source_id, explicit=False))
+        for note_id in self._data.notebook_note_ids if self.include_notes else []:
+            if note_id not in self.note_ids:
+                self._add_note_context(note_id, pinned=False)
+
+    def _add_note_context(self, note_id: str, *, pinned: bool = True) -> None:
+        level = self.config.notes.get(note_id, InclusionLevel.FULL_CONTENT)
+        if level is InclusionLevel.NOT_IN_CONTEXT or not self.include_notes:
+            return self._exclude(note_id, DropReason.EXCLUDED_BY_CONFIG)
+        note = self._data.notes.get(note_id)
+        if note is None:
+            return self._exclude(note_id, DropReason.NOT_FOUND)
+        weight = self._weight(ItemType.NOTE)
+        self.add_item(note_item(note, weight, pinned=pinned, order=self._next_order()))
+        return None
+
+    def add_item(self, item: ContextItem) -> None:
+        if not isinstance(item, ContextItem):
+            raise InvalidInputError("add_item takes a ContextItem", field="item")
+        self.items.append(item)
+
+    # Processing (pure)
+
+    def remove_duplicates(self) -> None:
+        """Merge repeated ids (the highest-priority copy stays, pinned if any copy was).
+
+        Duplicates by content and near-duplicates are found in :meth:`truncate_to_fit`, as items
+        are admitted, so only texts that could enter the context are compared.
+        """
+        best: dict[str, ContextItem] = {}
+        for item in sorted(self.items, key=lambda one: sort_key(one.to_candidate())):
+            kept = best.setdefault(item.id, item)
+            kept.pinned = kept.pinned or item.pinned
+        self.items = list(best.values())
+
+    def prioritize(self) -> None:
+        """Order items as they are offered room: pinned, priority × relevance, order, id."""
+        self.items.sort(key=lambda item: sort_key(item.to_candidate()))
+
+    def truncate_to_fit(self, max_tokens: int | None = None) -> None:
+        """Fit the items to the budget, shrinking before dropping; keep the decisions."""
+        budget = check_budget(max_tokens) if max_tokens is not None else self.max_tokens
+        self.assembly = assemble(
+            [item.to_candidate() for item in self.items],
+            counter=self.counter,
+            budget=budget,
+            fmt=self.format,
+            per_group_cap=self.per_source_max_tokens,
+            min_score=self.min_score,
+            near_threshold=self.near_duplicate_threshold,
+            pre_dropped=self.dropped,
+        )
+
+    def _format_response(self) -> dict[str, Any]:
+        if self.assembly is None:
+            self.truncate_to_fit()
+        assert self.assembly is not None
+        return format_response(self.assembly, self)
+
+    # Orchestration
+
+    def _requested_sources(self) -> list[str]:
+        return list(
+            dict.fromkeys([*([self.source_id] if self.source_id else []), *self.source_ids])
+        )
+
+    def _fetch_plan(self) -> FetchPlan:
+        skip = frozenset(
+            one
+            for one, level in self.config.sources.items()
+            if level is InclusionLevel.NOT_IN_CONTEXT
+        )
+        return FetchPlan(
+            source_ids=self._requested_sources(),
+            note_ids=self.note_ids if self.include_notes else [],
+            notebook_id=self.notebook_id,
+            include_insights=self.include_insights,
+            include_notes=self.include_notes,
+            skip_sources=skip,
+        )
+
+    async def _store(self) -> Store:
+        store = self.params.get("store")
+        if store is None:
+            from open_notebook.runtime import get_store
+
+            return await get_store()
+        if not isinstance(store, Store):
+            raise InvalidInputError("store must be an open_notebook Store", field="store")
+        return store
+
+    async def build(self) -> dict[str, Any]:
+        """Fetch in one batched round, then dedup, prioritize, fit, render and report.
+
+        Raises:
+            NotFoundError: every requested id is unknown (some unknown ones are only reported).
+            BudgetTooSmallError: the budget cannot hold even one item's stub.
+        """
+        store = await self._store()
+        if self.query is not None:
+            await self._gather_from_search(store)
+        else:
+            self._data = await fetch_context_data(store, self._fetch_plan())
+            for source_id in self._requested_sources():
+                self._add_source_context(source_id, self._level_of(source_id, explicit=True))
+            if self.notebook_id is not None:
+                self._add_notebook_context(self.notebook_id)
+            for note_id in self.note_ids:
+                self._add_note_context(note_id)
+        self._raise_if_nothing_found()
+        self.remove_duplicates()
+        self.prioritize()
+        self.truncate_to_fit()
+        return self._format_response()
+
+    async def _gather_from_search(self, store: Store) -> None:
+        searcher = self.params.get("searcher")
+        if searcher is None:
+            raise InvalidInputError("a query-driven build needs a searcher", field="searcher")
+        assert self.query is not None
+        hits: Sequence[SearchHit] = await searcher.search(
+            self.query,
+            notebook_id=self.notebook_id,
+            mode=SearchMode(self.params.get("mode", SearchMode.HYBRID)),
+            limit=int(self.params.get("limit", 50)),
+        )
+        items, dropped, data = await items_from_hits(store, hits, self)
+        self._data = data
+        for item in items:
+            self.add_item(item)
+        for record_id, reason in dropped:
+            self._exclude(record_id, reason)
+
+    def _raise_if_nothing_found(self) -> None:
+        requested = [*self._requested_sources(), *self.note_ids]
+        missing = {d.candidate.id for d in self.dropped if d.reason is DropReason.NOT_FOUND}
+        if requested and all(one in missing for one in requested) and not self.items:
+            raise NotFoundError(requested[0], f"none of the requested ids exist: {requested}")
+
+
+# The seed's helpers: each builds once and returns the response dict.
+
+
+async def build_source_context(
+    source_id: str, include_insights: bool = True, max_tokens: int | None = None, **kwargs: Any
+) -> dict[str, Any]:
+    """Context for one source: its text (shrunk to fit if needed) and its insights."""
+    builder = ContextBuilder(
+        source_id=source_id, include_insights=include_insights, max_tokens=max_tokens, **kwargs
+    )
+    return await builder.build()
+
+
+async def build_notebook_context(
+    notebook_id: str,
+    context_config: ContextConfig | dict[str, Any] | None = None,
+    max_tokens: int | None = None,
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """Context for a notebook: its sources by configured level, their insights, its notes."""
+    if max_tokens is not None:
+        kwargs["max_tokens"] = max_tokens
+    builder = ContextBuilder(notebook_id=notebook_id, context_config=context_config, **kwargs)
+    return await builder.build()
+
+
+async def build_mixed_context(
+    source_ids: Sequence[str] | None = None,
+    note_ids: Sequence[str] | None = None,
+    notebook_id: str | None = None,
+    max_tokens: int | None = None,
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """Context for chosen sources and notes, optionally with a notebook's other items."""
+    builder = ContextBuilder(
+        source_ids=list(source_ids or []),
+        note_ids=list(note_ids or []),
+        notebook_id=notebook_id,
+        max_tokens=max_tokens,
+        **kwargs,
+    )
+    return await builder.build()
+
+
+async def build_query_context(
+    query: str,
+    notebook_id: str | None = None,
+    max_tokens: int | None = None,
+    *,
+    searcher: Searcher,
+    mode: SearchMode | str = SearchMode.HYBRID,
+    limit: int = 50,
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """Context for a question: search hits grouped by record, ranked by type weight × relevance,
+    each record cut to its most relevant chunks when it does not fit whole."""
+    builder = ContextBuilder(
+        query=query,
+        notebook_id=notebook_id,
+        max_tokens=max_tokens,
+        searcher=searcher,
+        mode=mode,
+        limit=limit,
+        **kwargs,
+    )
+    return await builder.build()

@@ -1,0 +1,127 @@
+"""The seed's ``ContextItem`` and its conversion from records and search hits."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from open_notebook.context import Candidate, ItemType, Piece
+from open_notebook.domain.models import Note, Source, SourceInsight
+from open_notebook.errors import InvalidInputError
+from open_notebook.search.types import HitType, SearchHit
+from open_notebook.utils.token_utils import token_count
+
+_HIT_TYPES = {HitType.SOURCE: ItemType.SOURCE, HitType.NOTE: ItemType.NOTE}
+
+
+@dataclass(slots=True)
+class ContextItem:
+    """One piece of context: ``priority`` is its weight (its type's weight unless set), which a
+    question's ``relevance`` multiplies; ``token_count`` is counted with the real tokenizer."""
+
+    id: str
+    type: str
+    content: str
+    priority: float = 1.0
+    token_count: int = field(default=-1)
+    title: str = ""
+    parent_id: str | None = None
+    relevance: float | None = None
+    pinned: bool = False
+    order: int = 0
+    pieces: tuple[Piece, ...] = ()
+    truncated: bool = False
+    duplicates: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        try:
+            self.type = ItemType(self.type).value
+        except ValueError:
+            raise InvalidInputError(
+                f"item type must be source, insight or note, got {self.type!r}", field="type"
+            ) from None
+        if not isinstance(self.content, str):
+            raise InvalidInputError("item content must be a string", field="content")
+        if self.token_count < 0:
+            self.token_count = token_count(self.content)
+
+    def to_candidate(self) -> Candidate:
+        return Candidate(
+            id=self.id,
+            type=ItemType(self.type),
+            title=self.title,
+            content=self.content,
+            parent_id=self.parent_id,
+            relevance=self.relevance,
+            type_weight=self.priority,
+            pinned=self.pinned,
+            order=self.order,
+            pieces=self.pieces,
+            duplicates=self.duplicates,
+        )
+
+
+def source_item(source: Source, weight: float, *, pinned: bool, order: int) -> ContextItem:
+    return ContextItem(
+        source.id,
+        ItemType.SOURCE,
+        source.full_text,
+        weight,
+        title=source.title,
+        pinned=pinned,
+        order=order,
+    )
+
+
+def insight_item(
+    insight: SourceInsight, weight: float, *, pinned: bool, order: int, relevance: float | None
+) -> ContextItem:
+    return ContextItem(
+        insight.id,
+        ItemType.INSIGHT,
+        insight.content,
+        weight,
+        title=insight.insight_type,
+        parent_id=insight.source,
+        pinned=pinned,
+        order=order,
+        relevance=relevance,
+    )
+
+
+def note_item(note: Note, weight: float, *, pinned: bool, order: int) -> ContextItem:
+    return ContextItem(
+        note.id, ItemType.NOTE, note.content, weight, title=note.title, pinned=pinned, order=order
+    )
+
+
+def relevance_by_chunk(hits: Sequence[SearchHit]) -> dict[str, float]:
+    """Fused scores scaled to 0..1 by the best hit, so they can multiply type weights."""
+    best = max((hit.scores.fused for hit in hits), default=0.0)
+    if best <= 0:
+        return {hit.id: 1.0 for hit in hits}
+    return {hit.id: max(0.0, hit.scores.fused / best) for hit in hits}
+
+
+def group_hits(hits: Sequence[SearchHit]) -> dict[str, list[SearchHit]]:
+    """Hits by parent record, parents in the order of their best hit."""
+    grouped: dict[str, list[SearchHit]] = {}
+    for hit in sorted(hits, key=lambda h: (h.rank, h.id)):
+        grouped.setdefault(hit.parent_id, []).append(hit)
+    return grouped
+
+
+def hit_pieces(
+    hits: Sequence[SearchHit], relevance: Mapping[str, float], length: int
+) -> tuple[Piece, ...]:
+    """The hit chunks as spans of the parent's text, each with its relevance."""
+    pieces = [
+        Piece(max(0, hit.char_start), min(length, hit.char_end), relevance[hit.id])
+        for hit in hits
+        if hit.char_end > hit.char_start
+    ]
+    return tuple(sorted(pieces, key=lambda p: (p.start, p.end)))
+
+
+def hit_type(hit: SearchHit) -> ItemType:
+    return _HIT_TYPES.get(hit.kind, ItemType.INSIGHT)

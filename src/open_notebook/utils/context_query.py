@@ -1,0 +1,92 @@
+"""Query-driven context: search hits grouped by parent record, relevance carried into priority."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from open_notebook.context import DropReason, ItemType
+from open_notebook.ids import table_of
+from open_notebook.search.types import SearchHit
+from open_notebook.store import Store
+from open_notebook.utils.context_fetch import ContextData, FetchPlan, fetch_context_data
+from open_notebook.utils.context_items import (
+    ContextItem,
+    group_hits,
+    hit_pieces,
+    relevance_by_chunk,
+)
+
+if TYPE_CHECKING:
+    from open_notebook.utils.context_builder import ContextBuilder
+
+_TYPES = {"source": ItemType.SOURCE, "note": ItemType.NOTE, "source_insight": ItemType.INSIGHT}
+
+
+def _record_text(data: ContextData, parent_id: str) -> tuple[str, str, str | None] | None:
+    """Title, text and parent source of a hit's parent record, or ``None`` if it is gone."""
+    table = table_of(parent_id)
+    if table == "source" and parent_id in data.sources:
+        source = data.sources[parent_id]
+        return source.title, source.full_text, None
+    if table == "note" and parent_id in data.notes:
+        note = data.notes[parent_id]
+        return note.title, note.content, None
+    if table == "source_insight" and parent_id in data.insights_by_id:
+        insight = data.insights_by_id[parent_id]
+        return insight.insight_type, insight.content, insight.source
+    return None
+
+
+def _plan(grouped: dict[str, list[SearchHit]], builder: ContextBuilder) -> FetchPlan:
+    by_table: dict[str, list[str]] = {"source": [], "note": [], "source_insight": []}
+    for parent_id in grouped:
+        by_table.setdefault(table_of(parent_id), []).append(parent_id)
+    return FetchPlan(
+        source_ids=by_table["source"],
+        note_ids=by_table["note"] if builder.include_notes else [],
+        insight_ids=by_table["source_insight"] if builder.include_insights else [],
+        include_insights=False,
+    )
+
+
+def _excluded(parent_id: str, builder: ContextBuilder) -> bool:
+    table = table_of(parent_id)
+    return (table == "note" and not builder.include_notes) or (
+        table == "source_insight" and not builder.include_insights
+    )
+
+
+async def items_from_hits(
+    store: Store, hits: Sequence[SearchHit], builder: ContextBuilder
+) -> tuple[list[ContextItem], list[tuple[str, DropReason]], ContextData]:
+    """One item per hit parent (its text, with the hit chunks as relevance-ranked pieces)."""
+    grouped = group_hits(hits)
+    data = await fetch_context_data(store, _plan(grouped, builder))
+    relevance = relevance_by_chunk(hits)
+    items: list[ContextItem] = []
+    dropped: list[tuple[str, DropReason]] = []
+    for order, (parent_id, parent_hits) in enumerate(grouped.items()):
+        if _excluded(parent_id, builder):
+            dropped.append((parent_id, DropReason.EXCLUDED_BY_CONFIG))
+            continue
+        found = _record_text(data, parent_id)
+        if found is None:
+            dropped.append((parent_id, DropReason.NOT_FOUND))
+            continue
+        title, text, source_id = found
+        item_type = _TYPES[table_of(parent_id)]
+        items.append(
+            ContextItem(
+                parent_id,
+                item_type,
+                text,
+                builder.config.priority_weights[item_type.value],
+                title=title,
+                parent_id=source_id,
+                relevance=max(relevance[hit.id] for hit in parent_hits),
+                order=order,
+                pieces=hit_pieces(parent_hits, relevance, len(text)),
+            )
+        )
+    return items, dropped, data
