@@ -189,8 +189,9 @@ def hint_for(error: OpenNotebookError) -> str | None:
         return None
     if isinstance(error, DatabaseLockedError):
         return (
-            "the embedded database allows one process at a time: stop `open-notebook serve`, or "
-            "run the server's database as a SurrealDB server and pass --db ws://HOST:PORT"
+            "an embedded database belongs to one process: stop the other process (for example "
+            "`open-notebook serve`) and retry, use the running server's HTTP API, or run SurrealDB "
+            "as a server (`surreal start`) and point every process at it with --db ws://HOST:PORT"
         )
     if isinstance(error, EmbeddingModelMismatchError):
         return "re-embed stored chunks with `open-notebook rebuild-embeddings`"

@@ -53,6 +53,15 @@ async def build_context(
 ) -> dict[str, Any]:
     """The context builder's payload for a notebook, driven by ``query`` when one is given."""
     module = require_module("open_notebook.utils.context_builder", "building context")
-    raise ConfigurationError(
-        f"not wired yet: {module.__name__} {notebook_id} {query} {max_tokens} {render_format}"
-    )
+    params: dict[str, Any] = {
+        "notebook_id": notebook_id,
+        "max_tokens": max_tokens,
+        "format": render_format,
+        "encoding": session.settings.tokenizer,
+        "store": session.store,
+    }
+    if query is not None:
+        params["query"] = query
+        params["searcher"] = search_service_for(session)
+    payload: dict[str, Any] = await module.ContextBuilder(**params).build()
+    return payload

@@ -31,14 +31,10 @@ def serve(
 
 
 def _serve(state: CliState, host: str, port: int) -> None:
-    import uvicorn
-
-    app_module = require_module("open_notebook.api.app", "serve")
-    application = app_module.create_app(state.settings)
+    server = require_module("open_notebook.api.server", "serve")
+    settings = state.settings.model_copy(update={"host": host, "port": port})
     state.err.print(
         f"serving on http://{host}:{port} (docs at /docs); database "
-        f"{state.settings.resolved_database_url}. Ctrl-C stops."
+        f"{settings.resolved_database_url}. Ctrl-C stops."
     )
-    uvicorn.run(
-        application, host=host, port=port, log_level="warning" if not state.verbose else "info"
-    )
+    server.serve(settings)
