@@ -10,7 +10,7 @@ from typing import Final
 
 from open_notebook.context.model import Candidate, Piece, Placed, RenderFormat
 from open_notebook.context.render import GAP, render_block
-from open_notebook.context.text import merge_spans, sentence_pieces
+from open_notebook.context.text import merge_spans, sentence_pieces, term_overlap
 from open_notebook.tokens import TokenCounter
 
 DEFAULT_MIN_BODY_TOKENS: Final = 16
@@ -42,6 +42,12 @@ def stub_tokens(candidate: Candidate, params: FitParams) -> int:
 
 def _ranked(candidate: Candidate) -> list[Piece]:
     pieces = list(candidate.pieces) or list(sentence_pieces(candidate.content))
+    if candidate.query_terms and all(piece.relevance is None for piece in pieces):
+        terms = candidate.query_terms
+        pieces = [
+            replace(p, relevance=term_overlap(candidate.content[p.start : p.end], terms))
+            for p in pieces
+        ]
     if any(piece.relevance is not None for piece in pieces):
         # Most relevant first; reading order among equals.
         return sorted(pieces, key=lambda p: (-(p.relevance or 0.0), p.start, p.end))

@@ -42,7 +42,8 @@ class Candidate:
 
     ``id`` is the citation id (``source:abc``); ``parent_id`` is the source an insight belongs to;
     ``pieces`` are spans of ``content`` a shrunk version may be cut to (sentences when empty);
-    ``order`` is the caller's order, the last tie-break before the id.
+    ``order`` is the caller's order, the last tie-break before the id; ``query_terms`` (normalized
+    words of the question) rank sentences when no piece relevance is known.
     """
 
     id: str
@@ -56,6 +57,7 @@ class Candidate:
     order: int = 0
     pieces: tuple[Piece, ...] = ()
     duplicates: tuple[str, ...] = ()
+    query_terms: frozenset[str] = frozenset()
 
     @property
     def group(self) -> str:

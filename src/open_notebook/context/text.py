@@ -72,3 +72,15 @@ def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             merged.append((start, end))
     return merged
+
+
+def query_terms(query: str) -> frozenset[str]:
+    """Words of a question that can say something about relevance (two letters or more)."""
+    return frozenset(word for word in normalized_words(query) if len(word) > 1)
+
+
+def term_overlap(text: str, terms: frozenset[str]) -> float:
+    """Share of the question's words found in ``text`` (0..1): a cheap lexical relevance."""
+    if not terms:
+        return 0.0
+    return len(terms.intersection(normalized_words(text))) / len(terms)

@@ -8,10 +8,12 @@ dropping), renders and counts the exact text that is sent.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from open_notebook.context import Assembly, Dropped, DropReason, ItemType, assemble
 from open_notebook.context.model import Candidate, sort_key
+from open_notebook.context.text import query_terms, term_overlap
 from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import normalize_id, table_of
 from open_notebook.search.types import SearchHit, SearchMode
@@ -35,7 +37,7 @@ from open_notebook.utils.context_items import (
     note_item,
     source_item,
 )
-from open_notebook.utils.context_query import items_from_hits
+from open_notebook.utils.context_query import hit_parents, items_from_hits
 from open_notebook.utils.context_response import format_response
 
 __all__ = [
@@ -115,8 +117,8 @@ class ContextBuilder:
     # Gathering (from the already-fetched data; no query here)
 
     def _level_of(self, source_id: str, explicit: bool) -> InclusionLevel:
-        if explicit and source_id not in self.config.sources:
-            return InclusionLevel.FULL_CONTENT
+        """The configured level; a source asked for by id and not configured is included in full."""
+        del explicit  # both kinds default to full content; kept for subclasses that differ
         return self.config.sources.get(source_id, InclusionLevel.FULL_CONTENT)
 
     def _exclude(self, record_id: str, reason: DropReason) -> None:
@@ -188,7 +190,11 @@ class ContextBuilder:
         best: dict[str, ContextItem] = {}
         for item in sorted(self.items, key=lambda one: sort_key(one.to_candidate())):
             kept = best.setdefault(item.id, item)
-            kept.pinned = kept.pinned or item.pinned
+            if kept is not item:
+                # A record asked for by id and also found by search keeps the search's relevance.
+                kept.pinned = kept.pinned or item.pinned
+                kept.pieces = kept.pieces or item.pieces
+                kept.relevance = item.relevance if kept.relevance is None else kept.relevance
         self.items = list(best.values())
 
     def prioritize(self) -> None:
@@ -198,8 +204,9 @@ class ContextBuilder:
     def truncate_to_fit(self, max_tokens: int | None = None) -> None:
         """Fit the items to the budget, shrinking before dropping; keep the decisions."""
         budget = check_budget(max_tokens) if max_tokens is not None else self.max_tokens
+        terms = query_terms(self.query) if self.query else frozenset()
         self.assembly = assemble(
-            [item.to_candidate() for item in self.items],
+            [replace(item.to_candidate(), query_terms=terms) for item in self.items],
             counter=self.counter,
             budget=budget,
             fmt=self.format,
@@ -218,23 +225,30 @@ class ContextBuilder:
     # Orchestration
 
     def _requested_sources(self) -> list[str]:
-        return list(
-            dict.fromkeys([*([self.source_id] if self.source_id else []), *self.source_ids])
-        )
+        explicit = [self.source_id] if self.source_id else []
+        return list(dict.fromkeys([*explicit, *self.source_ids, *self.config.sources]))
 
-    def _fetch_plan(self) -> FetchPlan:
+    def _requested_notes(self) -> list[str]:
+        return list(dict.fromkeys([*self.note_ids, *self.config.notes]))
+
+    def _fetch_plan(self, hits: Sequence[SearchHit]) -> FetchPlan:
         skip = frozenset(
             one
             for one, level in self.config.sources.items()
             if level is InclusionLevel.NOT_IN_CONTEXT
         )
+        found = hit_parents(hits)
+        requested = self._requested_sources()
         return FetchPlan(
-            source_ids=self._requested_sources(),
-            note_ids=self.note_ids if self.include_notes else [],
-            notebook_id=self.notebook_id,
+            source_ids=[*requested, *found.source_ids],
+            note_ids=[*self._requested_notes(), *found.note_ids] if self.include_notes else [],
+            insight_ids=found.insight_ids if self.include_insights else (),
+            # With a question, the notebook only scopes the search.
+            notebook_id=None if self._searching else self.notebook_id,
             include_insights=self.include_insights,
             include_notes=self.include_notes,
             skip_sources=skip,
+            no_insights_for=frozenset(found.source_ids) - set(requested),
         )
 
     async def _store(self) -> Store:
@@ -247,6 +261,45 @@ class ContextBuilder:
             raise InvalidInputError("store must be an open_notebook Store", field="store")
         return store
 
+    async def _search(self) -> list[SearchHit]:
+        searcher = self.params.get("searcher")
+        if self.query is None or searcher is None:
+            return []
+        try:
+            mode = SearchMode(self.params.get("mode", SearchMode.HYBRID))
+        except ValueError:
+            raise InvalidInputError("mode must be hybrid, vector or text", field="mode") from None
+        limit = self.params.get("limit", 50)
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise InvalidInputError("limit must be a positive integer", field="limit")
+        hits: list[SearchHit] = await searcher.search(
+            self.query, notebook_id=self.notebook_id, mode=mode, limit=limit
+        )
+        return hits
+
+    def _gather(self, hits: Sequence[SearchHit]) -> None:
+        for source_id in self._requested_sources():
+            self._add_source_context(source_id, self._level_of(source_id, explicit=True))
+        if self.notebook_id is not None and not self._searching:
+            self._add_notebook_context(self.notebook_id)
+        for note_id in self._requested_notes():
+            self._add_note_context(note_id, pinned=note_id in self.note_ids)
+        items, dropped = items_from_hits(self._data, hits, self)
+        for item in items:
+            item.order = self._next_order()
+            self.add_item(item)
+        for record_id, reason in dropped:
+            self._exclude(record_id, reason)
+        if self.query is not None and not self._searching:
+            # No search: the share of the question's words in each text stands in for relevance.
+            terms = query_terms(self.query)
+            for item in self.items:
+                item.relevance = term_overlap(item.content, terms)
+
+    @property
+    def _searching(self) -> bool:
+        return self.query is not None and self.params.get("searcher") is not None
+
     async def build(self) -> dict[str, Any]:
         """Fetch in one batched round, then dedup, prioritize, fit, render and report.
 
@@ -255,42 +308,17 @@ class ContextBuilder:
             BudgetTooSmallError: the budget cannot hold even one item's stub.
         """
         store = await self._store()
-        if self.query is not None:
-            await self._gather_from_search(store)
-        else:
-            self._data = await fetch_context_data(store, self._fetch_plan())
-            for source_id in self._requested_sources():
-                self._add_source_context(source_id, self._level_of(source_id, explicit=True))
-            if self.notebook_id is not None:
-                self._add_notebook_context(self.notebook_id)
-            for note_id in self.note_ids:
-                self._add_note_context(note_id)
+        hits = await self._search()
+        self._data = await fetch_context_data(store, self._fetch_plan(hits))
+        self._gather(hits)
         self._raise_if_nothing_found()
         self.remove_duplicates()
         self.prioritize()
         self.truncate_to_fit()
         return self._format_response()
 
-    async def _gather_from_search(self, store: Store) -> None:
-        searcher = self.params.get("searcher")
-        if searcher is None:
-            raise InvalidInputError("a query-driven build needs a searcher", field="searcher")
-        assert self.query is not None
-        hits: Sequence[SearchHit] = await searcher.search(
-            self.query,
-            notebook_id=self.notebook_id,
-            mode=SearchMode(self.params.get("mode", SearchMode.HYBRID)),
-            limit=int(self.params.get("limit", 50)),
-        )
-        items, dropped, data = await items_from_hits(store, hits, self)
-        self._data = data
-        for item in items:
-            self.add_item(item)
-        for record_id, reason in dropped:
-            self._exclude(record_id, reason)
-
     def _raise_if_nothing_found(self) -> None:
-        requested = [*self._requested_sources(), *self.note_ids]
+        requested = [*self._requested_sources(), *self._requested_notes()]
         missing = {d.candidate.id for d in self.dropped if d.reason is DropReason.NOT_FOUND}
         if requested and all(one in missing for one in requested) and not self.items:
             raise NotFoundError(requested[0], f"none of the requested ids exist: {requested}")

@@ -25,6 +25,8 @@ class FetchPlan:
     include_insights: bool = True
     include_notes: bool = True
     skip_sources: frozenset[str] = frozenset()
+    # Sources found by search bring only the insights search found, not all of theirs.
+    no_insights_for: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +68,9 @@ async def fetch_context_data(store: Store, plan: FetchPlan) -> ContextData:
     ]
     sources = await store.sources.get_many(wanted_sources)
     insights: dict[str, list[SourceInsight]] = {}
-    if plan.include_insights and sources:
-        insights = await store.sources.insights_for(list(sources))
+    with_insights = [one for one in sources if one not in plan.no_insights_for]
+    if plan.include_insights and with_insights:
+        insights = await store.sources.insights_for(with_insights)
     by_id = await store.sources.get_insights(plan.insight_ids) if plan.insight_ids else {}
     wanted_notes = list(dict.fromkeys([*plan.note_ids, *nb_notes]))
     notes = await store.notes.get_many(wanted_notes) if wanted_notes else {}

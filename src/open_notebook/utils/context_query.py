@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from open_notebook.context import DropReason, ItemType
 from open_notebook.ids import table_of
 from open_notebook.search.types import SearchHit
-from open_notebook.store import Store
-from open_notebook.utils.context_fetch import ContextData, FetchPlan, fetch_context_data
+from open_notebook.utils.context_fetch import ContextData
 from open_notebook.utils.context_items import (
     ContextItem,
     group_hits,
@@ -38,15 +38,20 @@ def _record_text(data: ContextData, parent_id: str) -> tuple[str, str, str | Non
     return None
 
 
-def _plan(grouped: dict[str, list[SearchHit]], builder: ContextBuilder) -> FetchPlan:
+@dataclass(frozen=True, slots=True)
+class HitParents:
+    source_ids: tuple[str, ...]
+    note_ids: tuple[str, ...]
+    insight_ids: tuple[str, ...]
+
+
+def hit_parents(hits: Sequence[SearchHit]) -> HitParents:
+    """The records the hits belong to, by table, in the order of their best hit."""
     by_table: dict[str, list[str]] = {"source": [], "note": [], "source_insight": []}
-    for parent_id in grouped:
+    for parent_id in group_hits(hits):
         by_table.setdefault(table_of(parent_id), []).append(parent_id)
-    return FetchPlan(
-        source_ids=by_table["source"],
-        note_ids=by_table["note"] if builder.include_notes else [],
-        insight_ids=by_table["source_insight"] if builder.include_insights else [],
-        include_insights=False,
+    return HitParents(
+        tuple(by_table["source"]), tuple(by_table["note"]), tuple(by_table["source_insight"])
     )
 
 
@@ -57,16 +62,14 @@ def _excluded(parent_id: str, builder: ContextBuilder) -> bool:
     )
 
 
-async def items_from_hits(
-    store: Store, hits: Sequence[SearchHit], builder: ContextBuilder
-) -> tuple[list[ContextItem], list[tuple[str, DropReason]], ContextData]:
+def items_from_hits(
+    data: ContextData, hits: Sequence[SearchHit], builder: ContextBuilder
+) -> tuple[list[ContextItem], list[tuple[str, DropReason]]]:
     """One item per hit parent (its text, with the hit chunks as relevance-ranked pieces)."""
-    grouped = group_hits(hits)
-    data = await fetch_context_data(store, _plan(grouped, builder))
     relevance = relevance_by_chunk(hits)
     items: list[ContextItem] = []
     dropped: list[tuple[str, DropReason]] = []
-    for order, (parent_id, parent_hits) in enumerate(grouped.items()):
+    for order, (parent_id, parent_hits) in enumerate(group_hits(hits).items()):
         if _excluded(parent_id, builder):
             dropped.append((parent_id, DropReason.EXCLUDED_BY_CONFIG))
             continue
@@ -89,4 +92,4 @@ async def items_from_hits(
                 pieces=hit_pieces(parent_hits, relevance, len(text)),
             )
         )
-    return items, dropped, data
+    return items, dropped
