@@ -1,0 +1,175 @@
+"""``make bench``: every benchmark in ``bench/`` at sizes fitting ~10 minutes on 2 cores, one table.
+
+Each benchmark runs in its own process (``python -m bench.NAME ARGS``), so one that crashes or
+times out does not stop the others, and the embedded database of one never meets another's. A
+benchmark may write machine-readable rows to the JSON-lines file named by the environment variable
+``OPEN_NOTEBOOK_BENCH_SUMMARY`` (see :mod:`bench._summary`); otherwise the lines of its output that
+carry results (ratios, percentiles, nDCG, throughput) are shown.
+
+    python -m bench.run_all [--only NAME ...] [--full]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+SUMMARY_ENV = "OPEN_NOTEBOOK_BENCH_SUMMARY"
+# Lines worth repeating in the summary when a benchmark writes no rows of its own.
+_RESULT_LINE = re.compile(
+    r"ratio|×|\bx\b|p50|p95|p99|ndcg|recall|mrr|passages/s|per second|/s\b|budget|speed",
+    re.IGNORECASE,
+)
+_MAX_LINES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Bench:
+    """One benchmark: the module, its arguments for the quick run and for ``--full``."""
+
+    name: str
+    module: str
+    quick: tuple[str, ...]
+    full: tuple[str, ...] = ()
+    timeout_s: float = 300.0
+    needs: tuple[Path, ...] = ()
+
+
+@dataclass(slots=True)
+class Outcome:
+    bench: Bench
+    status: str
+    seconds: float
+    rows: list[dict[str, object]] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+
+BENCHES: tuple[Bench, ...] = (
+    Bench("ingest", "bench.ingest", ("--passages", "300"), timeout_s=240),
+    Bench("search", "bench.search", ("--sizes", "10000,50000"), ("--sizes", "10000,50000,200000")),
+    Bench("context", "bench.context", ("--sources", "1000"), timeout_s=240),
+    Bench(
+        "load_context",
+        "bench.load_context",
+        ("--seconds", "20", "--clients", "32", "--chunks", "3000"),
+        ("--seconds", "60", "--clients", "32", "--chunks", "10000"),
+        timeout_s=300,
+    ),
+    Bench(
+        "eval cranfield (hybrid)",
+        "open_notebook.cli",
+        ("eval", "--dataset", str(SHARED_DATA / "cranfield"), "--mode", "hybrid"),
+        timeout_s=400,
+        needs=(SHARED_DATA / "cranfield",),
+    ),
+)
+
+
+def run_one(bench: Bench, *, full: bool, workdir: Path) -> Outcome:
+    """Run one benchmark in a subprocess and collect its rows or its result lines."""
+    missing = [path for path in bench.needs if not path.exists()]
+    module_file = ROOT / (bench.module.replace(".", "/") + ".py")
+    if bench.module.startswith("bench.") and not module_file.exists():
+        return Outcome(bench, "missing", 0.0, lines=[f"{module_file.name} is not in bench/"])
+    if missing:
+        return Outcome(bench, "skipped", 0.0, lines=[f"needs {missing[0]}"])
+    summary = workdir / f"{bench.name.split()[0]}.jsonl"
+    env = {**os.environ, SUMMARY_ENV: str(summary)}
+    args = bench.full if full and bench.full else bench.quick
+    command = [sys.executable, "-m", bench.module, *args]
+    started = time.perf_counter()
+    try:
+        done = subprocess.run(
+            command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=bench.timeout_s
+        )
+    except subprocess.TimeoutExpired as exc:
+        output = exc.stdout if isinstance(exc.stdout, str) else ""
+        return Outcome(bench, "timeout", bench.timeout_s, lines=_result_lines(output))
+    seconds = time.perf_counter() - started
+    (workdir / f"{bench.name.split()[0]}.log").write_text(done.stdout + "\n" + done.stderr)
+    status = "ok" if done.returncode == 0 else f"exit {done.returncode}"
+    rows = _read_rows(summary)
+    lines = [] if rows else _result_lines(done.stdout)
+    if done.returncode != 0 and not lines:
+        lines = done.stderr.strip().splitlines()[-3:]
+    return Outcome(bench, status, seconds, rows=rows, lines=lines)
+
+
+def _read_rows(path: Path) -> list[dict[str, object]]:
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rows.append(json.loads(line))
+    return rows
+
+
+def _result_lines(output: str) -> list[str]:
+    picked = [line.strip() for line in output.splitlines() if _RESULT_LINE.search(line)]
+    return picked[-_MAX_LINES:]
+
+
+def summary_table(outcomes: list[Outcome]) -> Table:
+    """One table: a row per reported result, or per benchmark with its result lines."""
+    table = Table(
+        "benchmark", "status", "time", "measure", "ours", "reference", "ratio", show_lines=True
+    )
+    for outcome in outcomes:
+        head = (outcome.bench.name, outcome.status, f"{outcome.seconds:.0f}s")
+        if not outcome.rows:
+            table.add_row(*head, "\n".join(outcome.lines) or "(no result lines)", "", "", "")
+            continue
+        for index, row in enumerate(outcome.rows):
+            table.add_row(
+                *(head if index == 0 else ("", "", "")),
+                str(row.get("measure", "")),
+                _cell(row.get("ours")),
+                _cell(row.get("reference")),
+                _cell(row.get("ratio")),
+            )
+    return table
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return str(value)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Run every benchmark; print one summary table.")
+    parser.add_argument("--only", nargs="*", help="names of the benchmarks to run")
+    parser.add_argument("--full", action="store_true", help="the issue's full sizes (slow)")
+    args = parser.parse_args(argv)
+    chosen = [b for b in BENCHES if not args.only or b.name.split()[0] in args.only]
+    console = Console()
+    outcomes = []
+    workdir = Path(tempfile.mkdtemp(prefix="on-bench-"))
+    for bench in chosen:
+        console.print(f"[bold]running {bench.name}[/] …", highlight=False)
+        outcome = run_one(bench, full=args.full, workdir=workdir)
+        console.print(f"  {outcome.status} in {outcome.seconds:.0f}s", highlight=False)
+        outcomes.append(outcome)
+    console.print(summary_table(outcomes))
+    console.print(f"full output of each benchmark: {workdir}/*.log", highlight=False)
+    return 0 if all(outcome.status in {"ok", "skipped"} for outcome in outcomes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
