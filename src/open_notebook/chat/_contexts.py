@@ -13,13 +13,16 @@ from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
 from open_notebook.graphs import ContextBuild, ContextFactory
 from open_notebook.store import Store
+from open_notebook.tokens import get_token_counter
 
 
 def source_context_factory(store: Store, settings: Settings) -> ContextFactory:
-    """Context of one source: its text and insights, ranked by the question, within a budget."""
-    del settings  # the builder reads its knobs from its own arguments
+    """Context of one source: its full text and its insights, fitted to a budget."""
+    counter = get_token_counter(settings.tokenizer)
 
     def for_source(source_id: str, question: str) -> ContextBuild:
+        del question  # the whole source is the subject; a query would switch to search
+
         async def build(budget: int) -> Mapping[str, Any]:
             from open_notebook.utils.context_builder import ContextBuilder
 
@@ -27,8 +30,8 @@ def source_context_factory(store: Store, settings: Settings) -> ContextFactory:
                 source_id=source_id,
                 include_insights=True,
                 max_tokens=budget,
-                query=question,
                 store=store,
+                token_counter=counter,
             )
             result: Mapping[str, Any] = await builder.build()
             return result
@@ -50,7 +53,12 @@ def notebook_context_factory(
 
             searcher = SearchService(store, embedder, settings)
             result: Mapping[str, Any] = await build_query_context(
-                question, notebook_id, budget, searcher=searcher, store=store
+                question,
+                notebook_id,
+                budget,
+                searcher=searcher,
+                store=store,
+                token_counter=get_token_counter(settings.tokenizer),
             )
             return result
 
