@@ -1,0 +1,168 @@
+"""The ingest pipeline: extract → chunk → embed → store, idempotent by content hash."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+
+from open_notebook.config import Settings
+from open_notebook.domain.models import Asset, Note, NoteType, SourceInsight
+from open_notebook.embeddings import Embedder
+from open_notebook.errors import InvalidInputError
+from open_notebook.ingest._batch import ProgressCallback, add_many
+from open_notebook.ingest._embed import ChunkEmbedder
+from open_notebook.ingest._extract import extract_bytes, extract_file
+from open_notebook.ingest._fetch import fetch_url
+from open_notebook.ingest._insights import CompletionModel, clean_completion, insight_prompt
+from open_notebook.ingest._rebuild import rebuild_embeddings
+from open_notebook.ingest._types import Extracted, IngestResult
+from open_notebook.store import Store
+from open_notebook.store.sources import NewSource, content_hash
+from open_notebook.tokens import get_token_counter
+
+
+class Ingestor:
+    """Adds sources, notes and insights with their embedded chunks, each in one transaction.
+
+    Chunking and embedding run in a worker thread (``asyncio.to_thread``), so the event loop
+    stays responsive during a long ingest.
+    """
+
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self._chunks = ChunkEmbedder(embedder, settings)
+
+    async def add_text(
+        self,
+        notebook_id: str | None,
+        title: str,
+        text: str,
+        *,
+        asset: Asset | None = None,
+        topics: Sequence[str] = (),
+        fmt: str = "text",
+    ) -> IngestResult:
+        """Add a source; the same text again only links the stored source to the notebook."""
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInputError("text must be a non-empty string", field="text")
+        found = await self.store.sources.find_by_hash([content_hash(text)])
+        if found:
+            existing = next(iter(found.values()))
+            if notebook_id is not None:
+                await self.store.notebooks.link_sources(notebook_id, [existing.id])
+            return IngestResult(source=existing, created=False, chunk_count=0)
+        rows = await asyncio.to_thread(self._chunks.rows, text, fmt)
+        tokens = await asyncio.to_thread(get_token_counter(self.settings.tokenizer).count, text)
+        source = await self.store.sources.create(
+            NewSource(
+                title=title, full_text=text, asset=asset, topics=tuple(topics), token_count=tokens
+            ),
+            notebook_ids=[notebook_id] if notebook_id is not None else [],
+            chunks=rows,
+        )
+        return IngestResult(source=source, created=True, chunk_count=len(rows))
+
+    async def add_extracted(self, notebook_id: str | None, extracted: Extracted) -> IngestResult:
+        return await self.add_text(
+            notebook_id,
+            extracted.title,
+            extracted.text,
+            asset=extracted.asset,
+            fmt=extracted.chunk_format,
+        )
+
+    async def add_file(
+        self, notebook_id: str | None, path: Path | str, data: bytes | None = None
+    ) -> IngestResult:
+        """Add a file from disk, or uploaded ``data`` named ``path`` (at most max_source_bytes)."""
+        if data is None:
+            extracted = await asyncio.to_thread(
+                extract_file, Path(path), max_bytes=self.settings.max_source_bytes
+            )
+        elif len(data) > self.settings.max_source_bytes:
+            raise InvalidInputError(
+                f"{path} is {len(data)} bytes; the limit is {self.settings.max_source_bytes}",
+                field="file",
+            )
+        else:
+            extracted = await asyncio.to_thread(extract_bytes, str(path), data)
+        return await self.add_extracted(notebook_id, extracted)
+
+    async def add_url(self, notebook_id: str | None, url: str) -> IngestResult:
+        """Fetch a page (public addresses only unless allowed) and add its main text."""
+        return await self.add_extracted(notebook_id, await fetch_url(url, self.settings))
+
+    async def add_paths(
+        self,
+        notebook_id: str | None,
+        paths: Sequence[Path | str],
+        progress: ProgressCallback | None = None,
+    ) -> list[IngestResult]:
+        """Add files, folders (recursively) and URLs, one after the other.
+
+        Every item is tried. If some failed, :class:`BatchIngestError` is raised at the end; it
+        carries the results of the items that were added and the reason of each failure.
+        """
+        return await add_many(self, notebook_id, paths, progress)
+
+    async def add_note(
+        self,
+        notebook_id: str,
+        content: str,
+        *,
+        title: str = "",
+        note_type: NoteType | str = NoteType.HUMAN,
+    ) -> Note:
+        """Store a note with its chunks (a long note gets several vectors, never an average)."""
+        rows = await asyncio.to_thread(self._chunks.rows, _text(content, "content"), "markdown")
+        return await self.store.notes.create(
+            notebook_id, content, title=title, note_type=note_type, chunks=rows
+        )
+
+    async def update_note(
+        self, note_id: str, *, content: str | None = None, title: str | None = None
+    ) -> Note:
+        """Change a note; new content is re-chunked and its chunks swapped in one transaction."""
+        rows = None
+        if content is not None:
+            rows = await asyncio.to_thread(self._chunks.rows, _text(content, "content"), "markdown")
+        return await self.store.notes.update(note_id, content=content, title=title, chunks=rows)
+
+    async def add_insight(self, source_id: str, insight_type: str, content: str) -> SourceInsight:
+        """Attach an insight to a source, embedded as insight chunks."""
+        rows = await asyncio.to_thread(self._chunks.rows, _text(content, "content"), "markdown")
+        return await self.store.sources.add_insight(source_id, insight_type, content, chunks=rows)
+
+    async def generate_insight(
+        self, source_id: str, insight_type: str, llm: CompletionModel
+    ) -> SourceInsight:
+        """Ask ``llm`` for an insight ("summary", "key points", ...) and store it."""
+        source = await self.store.sources.get(source_id)
+        prompt = insight_prompt(
+            source,
+            insight_type,
+            context_window=self.settings.llm_context_window,
+            answer_tokens=self.settings.llm_answer_tokens,
+            tokenizer=self.settings.tokenizer,
+        )
+        answer = await llm.complete(prompt, max_tokens=self.settings.llm_answer_tokens)
+        return await self.add_insight(
+            source.id, insight_type, clean_completion(answer, insight_type)
+        )
+
+    async def rebuild_embeddings(self, progress: ProgressCallback | None = None) -> int:
+        """Re-embed every stored chunk with this embedder; returns the number of chunks written.
+
+        Chunks are swapped per batch of parents in one transaction each: if it fails half-way,
+        the parents not yet done keep their old, still searchable chunks.
+        """
+        return await rebuild_embeddings(self.store, self._chunks, progress)
+
+
+def _text(value: object, field: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInputError(f"{field} must be a non-empty string", field=field)
+    return value

@@ -1,0 +1,129 @@
+"""Per-format readers: bytes in, ``(title, text)`` out, or an ExtractionError naming the file."""
+
+from __future__ import annotations
+
+import io
+import re
+import unicodedata
+import zipfile
+from typing import Final
+
+from charset_normalizer import from_bytes
+
+from open_notebook.errors import ExtractionError
+
+_MD_HEADING: Final = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_UTF16_BOMS: Final = (b"\xff\xfe", b"\xfe\xff")
+# Text with more control characters than this is a binary file that happened to decode.
+_MAX_CONTROL_RATIO: Final = 0.01
+_TITLE_CHARS: Final = 200
+
+
+def decode_text(name: str, data: bytes) -> str:
+    """UTF-8 (BOM or not), UTF-16 with a BOM, else the encoding charset-normalizer finds."""
+    if data.startswith(_UTF16_BOMS):
+        text = _decode_or_none(data, "utf-16")
+    elif b"\x00" in data:
+        raise ExtractionError(name, "binary content (NUL bytes), not text")
+    else:
+        text = _decode_or_none(data, "utf-8-sig")
+        if text is None:
+            best = from_bytes(data).best()
+            text = None if best is None else str(best)
+    if text is None:
+        raise ExtractionError(name, "binary content: no text encoding fits")
+    controls = sum(
+        1 for char in text if unicodedata.category(char) == "Cc" and char not in "\t\n\r\f"
+    )
+    if controls > _MAX_CONTROL_RATIO * max(len(text), 1):
+        raise ExtractionError(name, "binary content (control characters), not text")
+    return text
+
+
+def _decode_or_none(data: bytes, encoding: str) -> str | None:
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError:
+        return None
+
+
+def first_line_title(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:_TITLE_CHARS]
+    return ""
+
+
+def markdown_title(text: str) -> str:
+    heading = _MD_HEADING.search(text)
+    return heading.group(1).strip()[:_TITLE_CHARS] if heading else first_line_title(text)
+
+
+def read_html(name: str, data: bytes) -> tuple[str, str]:
+    """Main text (boilerplate removed) as Markdown, with the page title."""
+    import trafilatura
+
+    html = decode_text(name, data)
+    text = trafilatura.extract(
+        html,
+        output_format="markdown",
+        include_formatting=True,
+        include_tables=True,
+        include_comments=False,
+        favor_precision=True,
+    )
+    if not text or not text.strip():
+        raise ExtractionError(name, "no main text found in the HTML page")
+    metadata = trafilatura.extract_metadata(html)
+    title = metadata.title if metadata is not None and metadata.title else markdown_title(text)
+    return str(title)[:_TITLE_CHARS], str(text)
+
+
+def read_pdf(name: str, data: bytes) -> tuple[str, str]:
+    """Text of every page, pages separated by blank lines."""
+    from pypdf import PdfReader
+    from pypdf.errors import PyPdfError
+
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted:
+            raise ExtractionError(name, "the PDF is encrypted")
+        pages = [page.extract_text() or "" for page in reader.pages]
+        title = reader.metadata.title if reader.metadata and reader.metadata.title else ""
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, OSError) as error:
+        raise ExtractionError(name, f"not a readable PDF ({error})") from error
+    text = "\n\n".join(page.strip() for page in pages if page.strip())
+    if not text:
+        raise ExtractionError(name, "the PDF has no extractable text (scanned images?)")
+    return str(title or first_line_title(text)), text
+
+
+def read_docx(name: str, data: bytes) -> tuple[str, str]:
+    """Paragraphs of a Word document; heading styles become Markdown headings."""
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as error:
+        raise ExtractionError(name, f"not a readable DOCX file ({error})") from error
+    lines: list[str] = []
+    for paragraph in document.paragraphs:
+        text = paragraph.text.strip()
+        if not text:
+            continue
+        style = paragraph.style.name if paragraph.style is not None else ""
+        level = _heading_level(style or "")
+        lines.append(f"{'#' * level} {text}" if level else text)
+    text = "\n\n".join(lines)
+    if not text:
+        raise ExtractionError(name, "the document contains no text")
+    title = document.core_properties.title or markdown_title(text)
+    return str(title)[:_TITLE_CHARS], text
+
+
+def _heading_level(style: str) -> int:
+    if style == "Title":
+        return 1
+    match = re.fullmatch(r"Heading (\d)", style)
+    return min(int(match.group(1)), 6) if match else 0

@@ -1,0 +1,101 @@
+"""Re-embedding every stored chunk, and refusing to mix vectors of two models."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, Final
+
+from open_notebook.domain.models import Chunk
+from open_notebook.embeddings import Embedder
+from open_notebook.errors import EmbeddingModelMismatchError
+from open_notebook.ingest._chunking import ChunkSpan
+from open_notebook.ingest._embed import ChunkEmbedder
+from open_notebook.ingest._types import IngestProgress
+from open_notebook.store import Store
+from open_notebook.store.chunks import chunk_documents
+
+_PARENTS_PER_SWAP: Final = 32
+_SOURCE_PAGE: Final = 1000
+
+
+async def check_embedding_model(store: Store, embedder: Embedder) -> None:
+    """Refuse to search when stored vectors come from another model than ``embedder``."""
+    models = await store.chunks.embedding_models()
+    others = {model: count for model, count in models.items() if model != embedder.model_id}
+    if others:
+        found = ", ".join(f"{model} ({count} chunks)" for model, count in sorted(others.items()))
+        raise EmbeddingModelMismatchError(
+            f"the configured embedding model is {embedder.model_id}, but stored vectors come "
+            f"from {found}; run `open-notebook rebuild-embeddings` to re-embed them"
+        )
+
+
+async def _all_parents(store: Store) -> list[str]:
+    """Ids of every source, note and insight (in a few batch queries)."""
+    source_ids: list[str] = []
+    while True:
+        page = await store.sources.list_all(limit=_SOURCE_PAGE, start=len(source_ids))
+        source_ids.extend(one.id for one in page)
+        if len(page) < _SOURCE_PAGE:
+            break
+    notebooks = await store.notebooks.list_all()
+    notes = await store.notebooks.note_ids([one.id for one in notebooks])
+    insights = await store.sources.insights_for(source_ids)
+    note_ids = [one for ids in notes.values() for one in ids]
+    insight_ids = [one.id for found in insights.values() for one in found]
+    return source_ids + note_ids + insight_ids
+
+
+async def rebuild_embeddings(
+    store: Store,
+    chunker: ChunkEmbedder,
+    progress: Callable[[IngestProgress], None] | None,
+) -> int:
+    parents = await _all_parents(store)
+    written = 0
+    for start in range(0, len(parents), _PARENTS_PER_SWAP):
+        if progress is not None:
+            progress(IngestProgress("rebuild", start, len(parents)))
+        batch = parents[start : start + _PARENTS_PER_SWAP]
+        chunks = await store.chunks.for_parents(batch)
+        documents = await asyncio.to_thread(_reembed, chunker, chunks)
+        # One transaction per batch: old chunks stay until the new ones are written.
+        await store.chunks.replace(documents)
+        written += sum(len(docs) for docs in documents.values())
+    if progress is not None:
+        progress(IngestProgress("rebuild", len(parents), len(parents)))
+    return written
+
+
+def _reembed(chunker: ChunkEmbedder, chunks: dict[str, list[Chunk]]) -> dict[str, list[Any]]:
+    """New chunk documents per parent: same spans, re-split only where the new model reads less."""
+    spans = {parent: _fitted(chunker, found) for parent, found in chunks.items() if found}
+    texts = [span.text for found in spans.values() for span in found]
+    vectors = chunker.embedder.embed_documents(texts)  # one batched call for the whole swap
+    documents: dict[str, list[Any]] = {}
+    offset = 0
+    for parent, found in spans.items():
+        rows = chunker.to_rows(found, vectors[offset : offset + len(found)])
+        offset += len(found)
+        first = chunks[parent][0]
+        documents[parent] = chunk_documents(
+            parent, rows, source_id=first.source, notebook_id=first.notebook
+        )
+    return documents
+
+
+def _fitted(chunker: ChunkEmbedder, chunks: list[Chunk]) -> list[ChunkSpan]:
+    spans: list[ChunkSpan] = []
+    for chunk in chunks:
+        count = chunker.embedder.count_tokens(chunk.text)
+        heading = tuple(chunk.heading_path)
+        if count <= chunker.max_tokens:
+            spans.append(ChunkSpan(chunk.text, chunk.char_start, chunk.char_end, count, heading))
+            continue
+        for piece in chunker.spans(chunk.text, "text"):
+            start = chunk.char_start + piece.char_start
+            spans.append(
+                ChunkSpan(piece.text, start, start + len(piece.text), piece.token_count, heading)
+            )
+    return spans
