@@ -1,0 +1,25 @@
+"""Notebook-scoped search: vector, BM25 full text, and hybrid (reciprocal-rank fusion).
+
+service = SearchService(store, embedder, settings)
+hits = await service.search("lift of a wing", notebook_id="notebook:abc", mode=SearchMode.HYBRID)
+groups = group_by_parent(hits)
+"""
+
+from open_notebook.search._fusion import DEFAULT_RRF_K, rrf_fuse
+from open_notebook.search._hits import ParentGroup, group_by_parent
+from open_notebook.search._service import MAX_LIMIT, QueryEmbedder, SearchService
+from open_notebook.search.types import HitScores, HitType, SearchHit, SearchMode
+
+__all__ = [
+    "DEFAULT_RRF_K",
+    "MAX_LIMIT",
+    "HitScores",
+    "HitType",
+    "ParentGroup",
+    "QueryEmbedder",
+    "SearchHit",
+    "SearchMode",
+    "SearchService",
+    "group_by_parent",
+    "rrf_fuse",
+]

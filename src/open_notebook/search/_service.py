@@ -1,0 +1,211 @@
+"""Notebook-scoped search: vector, BM25, or both fused by reciprocal rank."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from open_notebook.config import Settings
+from open_notebook.db.connection import record
+from open_notebook.errors import InvalidInputError, NotFoundError
+from open_notebook.ids import normalize_id
+from open_notebook.search._fulltext import kinds_variable, parse_text_hits, text_statement
+from open_notebook.search._fusion import DEFAULT_RRF_K, rrf_fuse
+from open_notebook.search._hits import RankedId, load_hits
+from open_notebook.search._query import PreparedQuery, prepare_query
+from open_notebook.search._vectors import VectorIndex
+from open_notebook.search.types import HitScores, HitType, SearchHit, SearchMode
+from open_notebook.store import Store
+
+MAX_LIMIT = 1000
+ALL_TYPES = frozenset(HitType)
+
+
+class QueryEmbedder(Protocol):
+    """What search needs of an embedder (``open_notebook.embeddings.Embedder`` fits)."""
+
+    model_id: str
+    max_tokens: int
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    query: PreparedQuery
+    notebook_id: str | None
+    mode: SearchMode
+    limit: int
+    kinds: frozenset[HitType]
+
+    @property
+    def pool(self) -> int:
+        """Candidates taken from each list: fusion needs more than the final limit."""
+        return (
+            self.limit
+            if self.mode is not SearchMode.HYBRID
+            else min(MAX_LIMIT, max(100, 3 * self.limit))
+        )
+
+
+class SearchService:
+    """Search chunks of one notebook (or all) by meaning, by words, or both.
+
+    Args:
+        rrf_k: the ``k`` of reciprocal-rank fusion (larger flattens rank differences).
+        weights: fusion weights of the (vector, BM25) lists.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: QueryEmbedder,
+        settings: Settings,
+        *,
+        rrf_k: int = DEFAULT_RRF_K,
+        weights: tuple[float, float] = (1.0, 1.0),
+        exact_limit: int = 32_768,
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._settings = settings
+        self._rrf_k = rrf_k
+        self._weights = weights
+        self.vectors = VectorIndex(store.db, exact_limit=exact_limit)
+
+    async def search(
+        self,
+        query: str,
+        *,
+        notebook_id: str | None = None,
+        mode: SearchMode | str = SearchMode.HYBRID,
+        limit: int = 10,
+        min_score: float | None = None,
+        types: Collection[HitType | str] = ALL_TYPES,
+    ) -> list[SearchHit]:
+        """Ranked chunk-level hits.
+
+        ``min_score`` applies to the mode's own score: cosine (vector), BM25 (text) or the fused
+        RRF score (hybrid).
+
+        Raises:
+            InvalidInputError: empty query, limit outside 1-1000, unknown mode or type.
+            NotFoundError: the notebook does not exist.
+            EmbeddingModelMismatchError: stored vectors come from another embedding model.
+        """
+        request = self._request(query, notebook_id, mode, limit, types)
+        stamp, text_hits = await self._first_round_trip(request)
+        vector_hits: list[tuple[str, float]] = []
+        if request.mode is not SearchMode.TEXT:
+            snapshot = await self.vectors.snapshot(request.notebook_id, stamp)
+            snapshot.check_model(self._embedder.model_id, self._embedder.dim)
+            vector = self._embedder.embed_query(request.query.embed_text)
+            vector_hits = snapshot.search(vector, request.pool, request.kinds)
+        ranked = self._rank(request, vector_hits, text_hits)
+        if min_score is not None:
+            ranked = [one for one in ranked if _primary(one.scores, request.mode) >= min_score]
+        return await load_hits(self._store.db, ranked[: request.limit])
+
+    def _request(
+        self,
+        query: object,
+        notebook_id: str | None,
+        mode: SearchMode | str,
+        limit: object,
+        types: Collection[HitType | str],
+    ) -> _Request:
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+            raise InvalidInputError(f"limit must be 1-{MAX_LIMIT}, got {limit!r}", field="limit")
+        try:
+            parsed_mode = SearchMode(mode)
+            kinds = frozenset(HitType(kind) for kind in types)
+        except ValueError as exc:
+            raise InvalidInputError(str(exc), field="mode/types") from None
+        if not kinds:
+            raise InvalidInputError("types must name at least one hit type", field="types")
+        return _Request(
+            query=prepare_query(query, max_tokens=self._embedder.max_tokens),
+            notebook_id=None if notebook_id is None else normalize_id(notebook_id, "notebook"),
+            mode=parsed_mode,
+            limit=limit,
+            kinds=kinds,
+        )
+
+    async def _first_round_trip(self, request: _Request) -> tuple[Hashable, list[list[Any]]]:
+        """Read the scope's version stamp and run the BM25 statements in one query."""
+        notebook_id = request.notebook_id
+        scoped = notebook_id is not None
+        sql = ["LET $src = SELECT VALUE in FROM reference WHERE out = $nb;"] if scoped else []
+        sql.append("RETURN $nb.version;" if scoped else "SELECT id, version FROM notebook;")
+        fields = []
+        if request.mode is not SearchMode.VECTOR and request.query.bm25_text:
+            fields = ["text", "text_cjk"] if request.query.has_cjk else ["text"]
+        sql.extend(text_statement(field, scoped=scoped) for field in fields)
+        results = await self._store.db.query(
+            "\n".join(sql),
+            {
+                "nb": None if notebook_id is None else record(notebook_id, "notebook"),
+                "q": request.query.bm25_text,
+                "kinds": kinds_variable(request.kinds),
+                "n": request.pool,
+            },
+        )
+        tail = results[len(results) - len(fields) - 1 :]
+        stamp = _stamp(tail[0], request.notebook_id)
+        return stamp, tail[1:]
+
+    def _rank(
+        self,
+        request: _Request,
+        vector_hits: list[tuple[str, float]],
+        text_rows: list[list[Any]],
+    ) -> list[RankedId]:
+        text_lists = [parse_text_hits(rows) for rows in text_rows]
+        highlights = {hit.id: hit.highlights for hits in reversed(text_lists) for hit in hits}
+        bm25 = {hit.id: hit.score for hits in reversed(text_lists) for hit in hits}
+        cosine = dict(vector_hits)
+        text_order = _text_order([[hit.id for hit in hits] for hits in text_lists], self._rrf_k)
+        if request.mode is SearchMode.VECTOR:
+            fused = [(chunk, score) for chunk, score in vector_hits]
+        elif request.mode is SearchMode.TEXT:
+            fused = [(chunk, bm25[chunk]) for chunk in text_order]
+        else:
+            lists = [[chunk for chunk, _ in vector_hits], text_order]
+            fused = rrf_fuse(lists, k=self._rrf_k, weights=self._weights)
+        return [
+            RankedId(
+                chunk,
+                HitScores(vector=cosine.get(chunk), bm25=bm25.get(chunk), fused=score),
+                highlights.get(chunk, ()),
+            )
+            for chunk, score in fused
+        ]
+
+
+def _text_order(lists: Sequence[Sequence[str]], k: int) -> list[str]:
+    if len(lists) <= 1:
+        return list(lists[0]) if lists else []
+    return [chunk for chunk, _ in rrf_fuse(lists, k=k)]
+
+
+def _stamp(value: Any, notebook_id: str | None) -> Hashable:
+    if notebook_id is None:
+        return tuple(sorted((str(row["id"]), int(row["version"])) for row in value or []))
+    if value is None:
+        raise NotFoundError(notebook_id, f"notebook {notebook_id} not found")
+    return int(value)
+
+
+def _primary(scores: HitScores, mode: SearchMode) -> float:
+    if mode is SearchMode.VECTOR:
+        return scores.vector if scores.vector is not None else 0.0
+    if mode is SearchMode.TEXT:
+        return scores.bm25 if scores.bm25 is not None else 0.0
+    return scores.fused

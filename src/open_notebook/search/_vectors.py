@@ -1,0 +1,196 @@
+"""In-process vector search over one notebook's chunks, with SurrealDB as the system of record.
+
+Why not the engine: measured on this machine (2 cores, 384-d), SurrealDB's HNSW answers in
+6-17 ms at 10-50k rows, builds at ~300 vectors/s, and a notebook filter on it costs ~300 ms;
+brute force in SurrealQL costs ~75 us per row (4 s at 50k). A notebook is the unit of search, so
+each notebook's vectors are held here as one float32 matrix:
+
+* up to ``exact_limit`` rows (32k): exact search, ``matrix @ q`` + ``argpartition`` (recall 1.0;
+  ~0.5 ms at 10k);
+* above: a faiss 8-bit scalar-quantized flat index scans a quarter of the bytes, and its best
+  ``max(10 * k, 200)`` candidates are re-scored exactly in float32. Exact float32 at 200k rows
+  reads 300 MB per query (25-60 ms here); SQ8 + re-rank measured recall@10 = 1.0 on random unit
+  vectors at 50k and 200k (the hardest case: no cluster structure) in ~8-15 ms. A kind filter
+  (``types``) uses the exact path, which is always correct.
+
+Loading: vectors are read as little-endian float32 bytes (``chunk.embedding_f32``, written by the
+store next to the ``embedding`` array) in one query per notebook; the SDK decodes one bytes value
+per row ~15x faster than 384 CBOR floats (0.02 vs 0.35 ms per row), so 50k rows load in ~3 s
+instead of ~18 s. Rows written without the bytes copy are read from the array (slow, correct).
+
+Invalidation: a snapshot is keyed by the notebook's ``version`` stamp, which the store bumps in the
+same transaction as every write that changes the notebook's searchable content. The caller reads
+the stamp on every query (one tiny statement, sent with the BM25 query) and a changed stamp means
+a reload, so another process writing to a shared server is never missed. A reload is a full reload
+of that notebook (known cost: seconds for very large notebooks after each write).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from open_notebook.db import Database
+from open_notebook.db.connection import record
+from open_notebook.errors import EmbeddingModelMismatchError
+from open_notebook.search.types import HitType
+
+Vectors = npt.NDArray[np.float32]
+KIND_CODES: Final = {HitType.SOURCE: 0, HitType.NOTE: 1, HitType.INSIGHT: 2}
+_NOTEBOOK_FILTER: Final = "(source IN $src OR notebook = $nb)"
+_LOAD: Final = """
+SELECT id, kind, embedding_f32 AS v FROM chunk WHERE {where} AND embedding_f32 != NONE;
+SELECT id, kind, embedding AS v FROM chunk
+    WHERE {where} AND embedding_f32 = NONE AND embedding != NONE;
+SELECT model_id, dim FROM chunk WHERE {where} AND model_id != NONE GROUP BY model_id, dim;
+"""
+_CANDIDATE_FACTOR: Final = 10
+_MIN_CANDIDATES: Final = 200
+
+
+@dataclass(frozen=True, slots=True)
+class VectorSnapshot:
+    """The vectors of one scope (a notebook, or every chunk) at one version stamp."""
+
+    stamp: Hashable
+    ids: tuple[str, ...]
+    kinds: npt.NDArray[np.uint8]
+    matrix: Vectors
+    models: frozenset[tuple[str, int]]
+    coarse: Any | None = None
+
+    def check_model(self, model_id: str, dim: int) -> None:
+        """Refuse to compare vectors of different models.
+
+        Raises:
+            EmbeddingModelMismatchError: a stored vector comes from another model or dimension.
+        """
+        others = sorted(found for found in self.models if found != (model_id, dim))
+        if others:
+            found = ", ".join(f"{name} ({size}-d)" for name, size in others)
+            raise EmbeddingModelMismatchError(
+                f"stored vectors come from {found} but the configured embedder is {model_id} "
+                f"({dim}-d); run `open-notebook rebuild-embeddings` to re-embed them"
+            )
+
+    def search(self, query: Vectors, k: int, kinds: frozenset[HitType]) -> list[tuple[str, float]]:
+        """The ``k`` most similar chunks as ``(chunk id, cosine)``, best first."""
+        count = len(self.ids)
+        if count == 0 or k <= 0:
+            return []
+        query = np.ascontiguousarray(query, dtype=np.float32)
+        if len(kinds) < len(KIND_CODES):
+            codes = [KIND_CODES[kind] for kind in kinds]
+            candidates = np.flatnonzero(np.isin(self.kinds, codes))
+            return self._rerank(candidates, query, k)
+        if self.coarse is not None and k * _CANDIDATE_FACTOR < count:
+            wanted = max(k * _CANDIDATE_FACTOR, _MIN_CANDIDATES)
+            _, found = self.coarse.search(query[None, :], wanted)
+            return self._rerank(found[0][found[0] >= 0], query, k)
+        return self._top(self.matrix @ query, np.arange(count), k)
+
+    def _rerank(
+        self, rows: npt.NDArray[np.intp], query: Vectors, k: int
+    ) -> list[tuple[str, float]]:
+        if rows.size == 0:
+            return []
+        return self._top(self.matrix[rows] @ query, rows, k)
+
+    def _top(
+        self, scores: npt.NDArray[np.float32], rows: npt.NDArray[np.intp], k: int
+    ) -> list[tuple[str, float]]:
+        part = np.argpartition(-scores, k - 1)[:k] if k < scores.size else np.arange(scores.size)
+        # Ties broken by row order so results are deterministic.
+        best = part[np.lexsort((rows[part], -scores[part]))]
+        return [(self.ids[int(rows[i])], float(scores[i])) for i in best]
+
+
+class VectorIndex:
+    """Snapshots per scope, reloaded when the caller's version stamp changes."""
+
+    def __init__(self, db: Database, *, exact_limit: int = 32_768, max_scopes: int = 8) -> None:
+        self._db = db
+        self._exact_limit = exact_limit
+        self._max_scopes = max_scopes
+        self._snapshots: OrderedDict[str | None, VectorSnapshot] = OrderedDict()
+        self._locks: dict[str | None, asyncio.Lock] = {}
+
+    async def snapshot(self, notebook_id: str | None, stamp: Hashable) -> VectorSnapshot:
+        """The snapshot of a notebook (``None``: every chunk) at ``stamp``, loading on change."""
+        lock = self._locks.setdefault(notebook_id, asyncio.Lock())
+        async with lock:
+            cached = self._snapshots.get(notebook_id)
+            if cached is None or cached.stamp != stamp:
+                cached = await self._load(notebook_id, stamp)
+                self._snapshots[notebook_id] = cached
+            self._snapshots.move_to_end(notebook_id)
+            while len(self._snapshots) > self._max_scopes:
+                self._snapshots.popitem(last=False)
+            return cached
+
+    def cached_stamp(self, notebook_id: str | None) -> Hashable | None:
+        found = self._snapshots.get(notebook_id)
+        return None if found is None else found.stamp
+
+    async def _load(self, notebook_id: str | None, stamp: Hashable) -> VectorSnapshot:
+        if notebook_id is None:
+            results = await self._db.query(_LOAD.format(where="true"))
+        else:
+            results = await self._db.query(
+                "LET $src = SELECT VALUE in FROM reference WHERE out = $nb;"
+                + _LOAD.format(where=_NOTEBOOK_FILTER),
+                {"nb": record(notebook_id, "notebook")},
+            )
+        fast, slow, models = results[-3:]
+        rows = list(fast or []) + list(slow or [])
+        found = frozenset((str(row["model_id"]), int(row["dim"])) for row in models or [])
+        ids = tuple(str(row["id"]) for row in rows)
+        kinds = np.array([KIND_CODES[HitType(row["kind"])] for row in rows], dtype=np.uint8)
+        matrix = _stack([row["v"] for row in rows], found)
+        if matrix.shape[0] != len(ids):  # mixed dimensions: check_model refuses before search
+            ids, kinds = (), kinds[:0]
+        coarse = _coarse_index(matrix) if len(ids) > self._exact_limit else None
+        return VectorSnapshot(stamp, ids, kinds, matrix, found, coarse)
+
+
+def _stack(values: Sequence[bytes | list[float]], models: frozenset[tuple[str, int]]) -> Vectors:
+    dims = {dim for _, dim in models}
+    if not values or len(dims) > 1:
+        return np.zeros((0, next(iter(dims), 1)), dtype=np.float32)
+    first = values[0]
+    dim = dims.pop() if dims else (len(first) // 4 if isinstance(first, bytes) else len(first))
+    if all(isinstance(value, bytes) for value in values):
+        flat = np.frombuffer(b"".join(values), dtype="<f4")  # type: ignore[arg-type]
+    else:
+        flat = np.concatenate(
+            [
+                np.frombuffer(value, dtype="<f4")
+                if isinstance(value, bytes)
+                else np.asarray(value, dtype=np.float32)
+                for value in values
+            ]
+        )
+    if flat.size != dim * len(values):
+        raise EmbeddingModelMismatchError(
+            f"stored vectors do not all have {dim} values; "
+            "run `open-notebook rebuild-embeddings` to re-embed them"
+        )
+    return np.ascontiguousarray(flat.reshape(len(values), dim), dtype=np.float32)
+
+
+def _coarse_index(matrix: Vectors) -> Any:
+    # Imported here: faiss is only needed for large notebooks and costs ~0.3 s to import.
+    faiss: Any = importlib.import_module("faiss")
+    index = faiss.IndexScalarQuantizer(
+        matrix.shape[1], faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT
+    )
+    index.train(matrix)
+    index.add(matrix)
+    return index
