@@ -1,0 +1,91 @@
+"""Pure parts: fusion, query preparation, highlight snippets, the vector snapshot."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from open_notebook.errors import InvalidInputError
+from open_notebook.search import HitType, rrf_fuse
+from open_notebook.search._fulltext import snippets_of
+from open_notebook.search._query import MAX_TEXT_TERMS, bm25_terms, prepare_query
+from open_notebook.search._vectors import VectorSnapshot, _coarse_index
+
+
+def test_rrf_rewards_agreement_and_uses_ranks_only() -> None:
+    fused = rrf_fuse([["a", "b", "c"], ["c", "a", "d"]], k=60)
+
+    assert [item for item, _ in fused] == ["a", "c", "b", "d"]
+    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
+    assert fused[-1][1] == pytest.approx(1 / 63)
+
+
+def test_rrf_weights_and_k() -> None:
+    weighted = rrf_fuse([["a", "b"], ["b", "a"]], k=1, weights=[1.0, 3.0])
+
+    assert [item for item, _ in weighted] == ["b", "a"]
+    assert weighted[0][1] == pytest.approx(1 / 3 + 3 / 2)
+    with pytest.raises(InvalidInputError):
+        rrf_fuse([["a"]], k=0)
+    with pytest.raises(InvalidInputError):
+        rrf_fuse([["a"], ["b"]], weights=[1.0])
+
+
+def test_bm25_terms_drop_stop_words_and_cap_length() -> None:
+    assert bm25_terms("What is the lift of a wing?") == "lift wing"
+    assert bm25_terms("the of and") == "the of and"
+    assert len(bm25_terms(" ".join(f"t{i}" for i in range(5000))).split()) == MAX_TEXT_TERMS
+
+
+def test_prepare_query_truncates_embedding_input() -> None:
+    prepared = prepare_query("x" * 200_000, max_tokens=256)
+
+    assert len(prepared.embed_text) <= 256 * 12
+    assert not prepared.has_cjk
+    assert prepare_query("東京 tower", max_tokens=8).has_cjk
+
+
+def test_snippets_keep_multibyte_text_whole() -> None:
+    marked = "前文" * 200 + "\x02東京\x03は日本の首都です" + "後文🦊" * 200
+
+    snippets = snippets_of(marked)
+
+    assert len(snippets) == 1
+    assert "<b>東京</b>は日本の首都です" in snippets[0]
+    assert snippets[0].startswith("…") and snippets[0].endswith("…")
+
+
+def _snapshot(matrix: np.ndarray, kinds: list[int], coarse: bool) -> VectorSnapshot:
+    ids = tuple(f"chunk:{i}" for i in range(len(matrix)))
+    return VectorSnapshot(
+        stamp=1,
+        ids=ids,
+        kinds=np.array(kinds, dtype=np.uint8),
+        matrix=matrix,
+        models=frozenset({("m", matrix.shape[1])}),
+        coarse=_coarse_index(matrix) if coarse else None,
+    )
+
+
+@pytest.mark.parametrize("coarse", [False, True])
+def test_snapshot_search_matches_exact_top_k(coarse: bool) -> None:
+    rng = np.random.default_rng(7)
+    matrix = rng.standard_normal((3000, 48)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    snapshot = _snapshot(matrix, [0] * 3000, coarse)
+    recalls = []
+    for query in matrix[:20] + 0.3 * rng.standard_normal((20, 48)).astype(np.float32):
+        exact = {f"chunk:{i}" for i in np.argsort(-(matrix @ query))[:10]}
+        found = snapshot.search(query, 10, frozenset(HitType))
+        recalls.append(len(exact & {chunk for chunk, _ in found}) / 10)
+        assert [score for _, score in found] == sorted((s for _, s in found), reverse=True)
+    assert np.mean(recalls) >= 0.99
+
+
+def test_snapshot_kind_filter() -> None:
+    matrix = np.eye(4, dtype=np.float32)
+    snapshot = _snapshot(matrix, [0, 1, 2, 1], coarse=False)
+
+    found = snapshot.search(matrix[0], 10, frozenset({HitType.NOTE}))
+
+    assert [chunk for chunk, _ in found] == ["chunk:1", "chunk:3"]
