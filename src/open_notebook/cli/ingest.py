@@ -1,9 +1,144 @@
-"""Placeholder: filled in when its pipeline module lands."""
+"""``open-notebook add`` and ``open-notebook rebuild-embeddings``, with Rich progress bars."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from open_notebook.cli._options import JsonFlag, NotebookOpt
+from open_notebook.cli._resolve import resolve_notebook
+from open_notebook.cli._runtime import CliState, ExitCode, Session, execute, wants_json
+from open_notebook.cli._services import ingestor_for, require_module
+
+if TYPE_CHECKING:
+    from open_notebook.domain.models import Source
+    from open_notebook.ingest import IngestFailure, IngestProgress, IngestResult
+
+
+@dataclass(frozen=True, slots=True)
+class IngestReport:
+    """What an ``add`` run did: the sources added or re-linked, and the items that failed."""
+
+    notebook_id: str
+    results: tuple[IngestResult, ...]
+    failures: tuple[IngestFailure, ...]
+
+    @property
+    def sources(self) -> list[Source]:
+        return [result.source for result in self.results]
+
+    @property
+    def chunks(self) -> int:
+        return sum(result.chunk_count for result in self.results)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "notebook_id": self.notebook_id,
+            "sources": [
+                {
+                    "id": result.source.id,
+                    "title": result.source.title,
+                    "created": result.created,
+                    "chunk_count": result.chunk_count,
+                }
+                for result in self.results
+            ],
+            "failures": [{"item": one.item, "error": one.error} for one in self.failures],
+        }
+
+
+@contextmanager
+def progress_bar(state: CliState, label: str) -> Iterator[Callable[[IngestProgress], None]]:
+    """A Rich progress bar on stderr, driven by the library's progress callback."""
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=state.err, transient=False) as progress:
+        task = progress.add_task(label, total=None)
+
+        def update(event: IngestProgress) -> None:
+            item = f" {event.item}" if event.item else ""
+            progress.update(
+                task,
+                total=event.total or None,
+                completed=event.done,
+                description=f"{event.phase}{item}"[:60],
+            )
+
+        yield update
+
+
+async def ingest_paths(session: Session, notebook_id: str, items: list[str]) -> IngestReport:
+    """Add files, folders and URLs to a notebook; failures are collected, not raised."""
+    module = require_module("open_notebook.ingest", "add")
+    ingestor = ingestor_for(session)
+    with progress_bar(session.state, "loading the embedding model") as update:
+        await asyncio.to_thread(session.embedder().warm_up)
+        try:
+            results = await ingestor.add_paths(notebook_id, items, progress=update)
+        except module.BatchIngestError as exc:
+            return IngestReport(notebook_id, tuple(exc.results), tuple(exc.failures))
+    return IngestReport(notebook_id, tuple(results), ())
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the root app."""
+    """Add ``add`` and ``rebuild-embeddings`` to the root app."""
+    app.command("add")(add)
+    app.command("rebuild-embeddings")(rebuild_embeddings)
+
+
+def add(
+    ctx: typer.Context,
+    items: Annotated[list[str], typer.Argument(help="Files, folders (recursively) and URLs.")],
+    notebook: NotebookOpt,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Add files, folders and web pages to a notebook (extract, chunk, embed, store)."""
+    state = wants_json(ctx, json_flag)
+
+    async def work(session: Session) -> IngestReport:
+        nb = await resolve_notebook(session.store, notebook)
+        return await ingest_paths(session, nb.id, items)
+
+    def render(report: IngestReport) -> None:
+        for result in report.results:
+            verb = "added" if result.created else "already stored, linked"
+            state.out.print(
+                f"{verb} [bold]{result.source.id}[/] {result.source.title} "
+                f"({result.chunk_count} chunks)",
+                highlight=False,
+            )
+        for failure in report.failures:
+            state.err.print(f"[red]failed[/] {failure.item}: {failure.error}", highlight=False)
+
+    report = execute(state, work, render=render, to_json=IngestReport.as_json)
+    if report.failures:
+        # Every item was tried; the ones that failed were the caller's input (unreadable, empty).
+        raise typer.Exit(int(ExitCode.BAD_INPUT))
+
+
+def rebuild_embeddings(ctx: typer.Context, json_flag: JsonFlag = False) -> None:
+    """Re-embed every stored chunk with the configured embedding model."""
+    state = wants_json(ctx, json_flag)
+
+    async def work(session: Session) -> int:
+        ingestor = ingestor_for(session)
+        with progress_bar(state, "loading the embedding model") as update:
+            await asyncio.to_thread(session.embedder().warm_up)
+            return int(await ingestor.rebuild_embeddings(progress=update))
+
+    execute(
+        state,
+        work,
+        render=lambda count: state.out.print(f"re-embedded {count} chunks"),
+        to_json=lambda count: {"chunks": count},
+    )

@@ -44,6 +44,12 @@ def read_content(content: str | None, file: Path | None) -> str:
     return content
 
 
+async def store_note(session: Session, notebook_id: str, text: str, *, title: str = "") -> Note:
+    """Add a human note through the ingest pipeline (chunked and embedded)."""
+    note: Note = await ingestor_for(session).add_note(notebook_id, text, title=title)
+    return note
+
+
 @note_app.command("add")
 def add_note(
     ctx: typer.Context,
@@ -59,7 +65,7 @@ def add_note(
     async def work(session: Session) -> Note:
         text = read_content(content, file)
         nb = await resolve_notebook(session.store, notebook)
-        return await ingestor_for(session).add_note(nb.id, text, title=title)
+        return await store_note(session, nb.id, text, title=title)
 
     execute(
         state,
@@ -85,7 +91,8 @@ def add_insight(
 
     async def work(session: Session) -> SourceInsight:
         text = read_content(content, file)
-        return await ingestor_for(session).add_insight(source, insight_type, text)
+        insight: SourceInsight = await ingestor_for(session).add_insight(source, insight_type, text)
+        return insight
 
     execute(
         state,

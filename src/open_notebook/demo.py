@@ -1,0 +1,222 @@
+"""``make demo``: the whole pipeline on the shipped corpus, offline, in a few minutes.
+
+Creates a notebook from ``demo_corpus/`` through the real ingest pipeline and the real ONNX
+embedder, searches it, builds a budgeted context for a question and shows its manifest, then asks
+the local language model and checks the answer's citations. The database is a fresh embedded one
+in ``<data dir>/demo`` so it can be explored afterwards with the CLI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import click
+from pydantic import ValidationError
+
+from open_notebook.cli._render import hits_table, print_manifest
+from open_notebook.cli._runtime import CliState, ExitCode, Session, guard
+from open_notebook.config import Settings
+
+if TYPE_CHECKING:
+    from open_notebook.chat import DoneEvent
+    from open_notebook.search.types import SearchHit
+
+T = TypeVar("T")
+
+NOTEBOOK_NAME = "Sourdough (demo)"
+SEARCH_QUERY = "why is my bread dense with a tight crumb"
+QUESTION = "Why does sourdough bread come out dense, and how does temperature affect fermentation?"
+CONTEXT_TOKENS = 900
+NOTE_TITLE = "My kitchen"
+NOTE_TEXT = (
+    "My kitchen stays around 18 °C in winter, and my last two loaves were dense. "
+    "Next time: warmer water for the dough and a longer bulk fermentation."
+)
+
+
+@dataclass(slots=True)
+class DemoResult:
+    """What each step produced, for the summary and for the end-to-end test."""
+
+    notebook_id: str = ""
+    sources: list[str] = field(default_factory=list)
+    note_id: str = ""
+    hits: list[SearchHit] = field(default_factory=list)
+    context: dict[str, Any] = field(default_factory=dict)
+    answer: DoneEvent | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def corpus_files() -> list[Path]:
+    """The shipped corpus documents (its README describes the corpus and is not part of it)."""
+    folder = Path(str(resources.files("open_notebook") / "demo_corpus"))
+    return sorted(path for path in folder.glob("*.md") if path.name != "README.md")
+
+
+def demo_settings(base: Settings) -> Settings:
+    """The settings with the database moved to a demo folder of the data dir."""
+    return base.model_copy(update={"database_url": f"surrealkv://{demo_dir(base) / 'db'}"})
+
+
+def demo_dir(settings: Settings) -> Path:
+    return settings.data_dir / "demo"
+
+
+async def _timed(result: DemoResult, step: str, call: Callable[[], Awaitable[T]]) -> T:
+    started = time.perf_counter()
+    value = await call()
+    result.seconds[step] = time.perf_counter() - started
+    return value
+
+
+async def run_demo(state: CliState, *, ask: bool = True) -> DemoResult:
+    """Run every step against the database in ``state.settings``; print as it goes."""
+    from open_notebook.db import open_database
+    from open_notebook.store import Store
+
+    store = Store(await open_database(state.settings))
+    try:
+        session = Session(state, store)
+        result = DemoResult()
+        await _timed(result, "load embedder", lambda: _load_embedder(session))
+        await _timed(result, "ingest", lambda: _ingest(session, result))
+        await _timed(result, "search", lambda: _search(session, result))
+        await _timed(result, "context", lambda: _context(session, result))
+        if ask:
+            await _timed(result, "ask", lambda: _ask(session, result))
+        return result
+    finally:
+        await store.close()
+
+
+async def _load_embedder(session: Session) -> None:
+    out = session.state.out
+    out.rule("[bold]1. Load the embedding model (offline, int8 ONNX)")
+    embedder = session.embedder()
+    await asyncio.to_thread(embedder.warm_up)
+    out.print(f"{embedder.model_id}: {embedder.dim} dimensions, reads {embedder.max_tokens} tokens")
+
+
+async def _ingest(session: Session, result: DemoResult) -> None:
+    from open_notebook.cli.ingest import ingest_paths
+    from open_notebook.cli.records import store_note
+
+    out = session.state.out
+    files = corpus_files()
+    out.rule(f"[bold]2. Create a notebook from {len(files)} documents")
+    notebook = await session.store.notebooks.create(NOTEBOOK_NAME, "the shipped demo corpus")
+    result.notebook_id = notebook.id
+    report = await ingest_paths(session, notebook.id, [str(path) for path in files])
+    result.sources = [source.id for source in report.sources]
+    note = await store_note(session, notebook.id, NOTE_TEXT, title=NOTE_TITLE)
+    result.note_id = note.id
+    out.print(
+        f"notebook [bold]{notebook.id}[/]: {len(result.sources)} sources, "
+        f"{report.chunks} chunks embedded, and a note ({note.id})"
+    )
+
+
+async def _search(session: Session, result: DemoResult) -> None:
+    from open_notebook.cli._services import search_service_for
+    from open_notebook.search.types import SearchMode
+
+    out = session.state.out
+    out.rule(f"[bold]3. Hybrid search (vectors + BM25): {SEARCH_QUERY!r}")
+    service = search_service_for(session)
+    hits = await service.search(
+        SEARCH_QUERY, notebook_id=result.notebook_id, mode=SearchMode.HYBRID, limit=5
+    )
+    result.hits = list(hits)
+    out.print(hits_table(result.hits))
+
+
+async def _context(session: Session, result: DemoResult) -> None:
+    from open_notebook.cli._services import build_context
+
+    out = session.state.out
+    out.rule(f"[bold]4. A {CONTEXT_TOKENS}-token context for: {QUESTION!r}")
+    result.context = await build_context(
+        session,
+        result.notebook_id,
+        query=QUESTION,
+        max_tokens=CONTEXT_TOKENS,
+        render_format="markdown",
+    )
+    print_manifest(out, result.context, CONTEXT_TOKENS)
+
+
+async def _ask(session: Session, result: DemoResult) -> None:
+    from open_notebook.cli.ask import AskOptions, answer, print_citations
+
+    out = session.state.out
+    out.rule("[bold]5. Ask the local model (Gemma 3 270M, in-process, no key)")
+    out.print(f"[bold]Q:[/] {QUESTION}")
+    result.answer = await answer(session, AskOptions(QUESTION, result.notebook_id))
+    print_citations(session.state, result.answer)
+
+
+def print_next_steps(state: CliState, result: DemoResult) -> None:
+    """Timings and what to try next, with the demo database in every command."""
+    out = state.out
+    out.rule("[bold]Done")
+    out.print("  ".join(f"{step}: {seconds:.1f}s" for step, seconds in result.seconds.items()))
+    db = f"--db {state.settings.resolved_database_url}"
+    nb = result.notebook_id
+    out.print(
+        "\nTry next (the demo notebook stays in the demo database):\n"
+        f"  open-notebook {db} notebook show {nb}\n"
+        f'  open-notebook {db} search "what does rye flour change" --notebook {nb}\n'
+        f'  open-notebook {db} context --notebook {nb} --query "how do I store a starter" '
+        "--max-tokens 500 --format xml\n"
+        f'  open-notebook {db} ask "How do I revive a neglected starter?" --notebook {nb}\n'
+        "Your own files, in your default data dir:\n"
+        '  open-notebook notebook create "Research"\n'
+        "  open-notebook add ~/Documents/papers/ --notebook Research\n"
+        "  open-notebook doctor     # checks models, tokenizer, database and language model\n"
+        "  open-notebook serve      # HTTP API on http://127.0.0.1:5055/docs",
+        highlight=False,
+    )
+
+
+def main() -> NoReturn:
+    """Entry of ``python -m open_notebook.demo``; exits through ``os._exit`` like the CLI."""
+    code = int(ExitCode.OK)
+    try:
+        settings = demo_settings(Settings())
+    except ValidationError as exc:
+        sys.stderr.write(f"error: invalid OPEN_NOTEBOOK_* settings: {exc}\n")
+        code = int(ExitCode.BAD_INPUT)
+    else:
+        code = _run(CliState(settings=settings))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _run(state: CliState) -> int:
+    # A fresh database every run: only the demo's own folder is removed.
+    shutil.rmtree(demo_dir(state.settings), ignore_errors=True)
+    state.out.print(
+        f"[bold]Open Notebook demo[/] — database {state.settings.resolved_database_url}"
+    )
+    started = time.perf_counter()
+    try:
+        result = guard(state, lambda: asyncio.run(run_demo(state)))
+    except click.exceptions.Exit as exit_:
+        return int(exit_.exit_code)
+    result.seconds["total"] = time.perf_counter() - started
+    print_next_steps(state, result)
+    return int(ExitCode.OK)
+
+
+if __name__ == "__main__":
+    main()
