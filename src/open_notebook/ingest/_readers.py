@@ -17,6 +17,7 @@ _UTF16_BOMS: Final = (b"\xff\xfe", b"\xfe\xff")
 # Text with more control characters than this is a binary file that happened to decode.
 _MAX_CONTROL_RATIO: Final = 0.01
 _TITLE_CHARS: Final = 200
+_WESTERN: Final = ("cp1252", "latin_1", "iso8859_15")
 
 
 def decode_text(name: str, data: bytes) -> str:
@@ -28,8 +29,7 @@ def decode_text(name: str, data: bytes) -> str:
     else:
         text = _decode_or_none(data, "utf-8-sig")
         if text is None:
-            best = from_bytes(data).best()
-            text = None if best is None else str(best)
+            text = _guess_decode(data)
     if text is None:
         raise ExtractionError(name, "binary content: no text encoding fits")
     controls = sum(
@@ -38,6 +38,22 @@ def decode_text(name: str, data: bytes) -> str:
     if controls > _MAX_CONTROL_RATIO * max(len(text), 1):
         raise ExtractionError(name, "binary content (control characters), not text")
     return text
+
+
+def _guess_decode(data: bytes) -> str | None:
+    matches = from_bytes(data)
+    best = matches.best()
+    if best is None:
+        return None
+    # Single-byte code pages often tie; prefer the Western one (Latin-1 files are the common case).
+    for match in matches:
+        if (
+            match.encoding in _WESTERN
+            and match.chaos <= best.chaos
+            and match.coherence >= best.coherence
+        ):
+            return str(match)
+    return str(best)
 
 
 def _decode_or_none(data: bytes, encoding: str) -> str | None:
