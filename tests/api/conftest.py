@@ -27,9 +27,9 @@ def make_client(settings: Settings, store: Store, embedder: FakeEmbedder) -> Cli
     """A client for an app built with ``settings`` changed by the given overrides."""
 
     @asynccontextmanager
-    async def factory(**overrides: Any) -> AsyncIterator[AsyncClient]:
+    async def factory(llm: Any = None, **overrides: Any) -> AsyncIterator[AsyncClient]:
         changed = settings.model_copy(update=overrides)
-        app = create_app(changed, store=store, embedder=embedder)
+        app = create_app(changed, store=store, embedder=embedder, llm=llm)
         transport = ASGITransport(app=app, raise_app_exceptions=False)
         async with (
             app.router.lifespan_context(app),

@@ -24,6 +24,8 @@ from open_notebook.api.routers import ROUTERS, health
 from open_notebook.api.state import AppState
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
+from open_notebook.ingest import Ingestor
+from open_notebook.search import SearchService
 from open_notebook.store import Store
 
 log = logging.getLogger(__name__)
@@ -82,7 +84,14 @@ def _lifespan(settings: Settings, store: Store | None, embedder: Embedder | None
         opened = store if store is not None else await _open_store(settings)
         try:
             model = embedder if embedder is not None else await _open_embedder(settings)
-            state = AppState(settings=settings, store=opened, embedder=model, llm=llm)
+            state = AppState(
+                settings=settings,
+                store=opened,
+                embedder=model,
+                search=SearchService(opened, model, settings),
+                ingestor=Ingestor(opened, model, settings),
+                llm=llm,
+            )
             app.state.open_notebook = state
             yield
             await state.rebuild.stop()

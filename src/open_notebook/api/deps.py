@@ -13,6 +13,8 @@ from open_notebook.api.state import AppState
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
 from open_notebook.errors import DatabaseError
+from open_notebook.ingest import Ingestor
+from open_notebook.search import SearchService
 from open_notebook.store import Store
 
 # auto_error=False: we answer 401 ourselves, with the same body shape as every other error.
@@ -41,7 +43,17 @@ def get_embedder(state: StateDep) -> Embedder:
     return state.embedder
 
 
+def get_search(state: StateDep) -> SearchService:
+    return state.search
+
+
+def get_ingestor(state: StateDep) -> Ingestor:
+    return state.ingestor
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
+IngestorDep = Annotated[Ingestor, Depends(get_ingestor)]
+SearchDep = Annotated[SearchService, Depends(get_search)]
 StoreDep = Annotated[Store, Depends(get_store)]
 EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
 

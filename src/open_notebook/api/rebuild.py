@@ -9,10 +9,11 @@ from datetime import UTC, datetime
 from enum import StrEnum
 
 from open_notebook.errors import ConflictError, OpenNotebookError
+from open_notebook.ingest import IngestProgress
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[int, int], None]
+Progress = Callable[[IngestProgress], None]
 Job = Callable[[Progress], Awaitable[object]]
 
 
@@ -53,8 +54,8 @@ class RebuildTracker:
         self.error = None
         self._task = asyncio.create_task(self._run(job), name="embedding-rebuild")
 
-    def _progress(self, done: int, total: int) -> None:
-        self.done, self.total = done, total
+    def _progress(self, update: IngestProgress) -> None:
+        self.done, self.total = update.done, update.total
 
     async def _run(self, job: Job) -> None:
         try:

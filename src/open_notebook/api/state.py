@@ -9,6 +9,8 @@ from typing import Any
 from open_notebook.api.rebuild import RebuildTracker
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
+from open_notebook.ingest import Ingestor
+from open_notebook.search import SearchService
 from open_notebook.store import Store
 
 
@@ -19,6 +21,9 @@ class AppState:
     settings: Settings
     store: Store
     embedder: Embedder
+    # One search service for the app: it caches each notebook's vectors between requests.
+    search: SearchService
+    ingestor: Ingestor
     llm: Any = None
     llm_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     rebuild: RebuildTracker = field(default_factory=RebuildTracker)

@@ -2,8 +2,25 @@
 
 from fastapi import APIRouter
 
-from open_notebook.api.routers import chat, health, notebooks
+from open_notebook.api.routers import (
+    chat,
+    context,
+    embed,
+    health,
+    notebooks,
+    notes,
+    search,
+    sources,
+)
 
-ROUTERS: tuple[APIRouter, ...] = (notebooks.router, chat.router)
+ROUTERS: tuple[APIRouter, ...] = (
+    notebooks.router,
+    sources.router,
+    notes.router,
+    search.router,
+    context.router,
+    embed.router,
+    chat.router,
+)
 
 __all__ = ["ROUTERS", "health"]

@@ -59,13 +59,12 @@ class SourceCreate(_In):
 
     title: Name
     text: Text = Field(description="the source's full text")
-    notebook_ids: list[NotebookId] = Field(default_factory=list, max_length=100)
+    notebook_id: NotebookId | None = Field(default=None, description="add it to this notebook")
 
 
 class SourceFromUrl(_In):
     url: CleanStr = Field(min_length=1, max_length=4096, examples=["https://example.org/a.html"])
-    title: Name | None = None
-    notebook_ids: list[NotebookId] = Field(default_factory=list, max_length=100)
+    notebook_id: NotebookId | None = Field(default=None, description="add it to this notebook")
 
 
 class SourcePublic(_Out):
@@ -82,6 +81,13 @@ class SourcePublic(_Out):
 
 class SourceDetail(SourcePublic):
     full_text: str
+
+
+class SourceAdded(SourcePublic):
+    """A source after ingest; ``already_stored`` when the same text was stored before."""
+
+    already_stored: bool
+    chunk_count: int
 
 
 class SourcesPublic(BaseModel):

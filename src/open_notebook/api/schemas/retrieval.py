@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from open_notebook.api.schemas.common import CleanStr, NotebookId, NoteId, SourceId
 from open_notebook.context import RenderFormat
@@ -22,11 +22,18 @@ class SearchRequest(BaseModel):
     notebook_id: NotebookId | None = None
     mode: SearchMode = SearchMode.HYBRID
     limit: int = Field(default=10, ge=1, le=1000)
-    min_score: float = Field(default=0.0, ge=0.0, le=1_000_000.0)
+    min_score: float | None = Field(
+        default=None,
+        ge=-1e9,
+        le=1e9,
+        description="on the mode's own score: cosine (vector), BM25 (text), fused RRF (hybrid)",
+    )
     types: list[HitType] = Field(default_factory=lambda: list(HitType), min_length=1, max_length=3)
 
 
 class HitScoresPublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     vector: float | None
     bm25: float | None
     fused: float
@@ -96,6 +103,32 @@ class ContextRequest(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
     format: RenderFormat = RenderFormat.MARKDOWN
     include_insights: bool | None = None
+
+    @model_validator(mode="after")
+    def _something_to_build(self) -> ContextRequest:
+        config = self.context_config
+        if not (
+            self.notebook_id
+            or self.source_ids
+            or self.note_ids
+            or self.query
+            or (config and (config.sources or config.notes))
+        ):
+            raise ValueError(
+                "nothing to build from: give notebook_id, source_ids, note_ids, query "
+                "or context_config"
+            )
+        return self
+
+
+class ReferenceContextRequest(BaseModel):
+    """The reference's body for ``/api/notebooks/{id}/context``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    notebook_id: CleanStr | None = Field(default=None, description="ignored: the path names it")
+    context_config: ContextConfigBody | None = None
+    max_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
 
 
 class ContextPublic(BaseModel):

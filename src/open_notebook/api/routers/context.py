@@ -1,0 +1,84 @@
+"""``POST /api/context``: ready-made, token-budgeted RAG payloads.
+
+Every id must exist (404 naming it), and with ``notebook_id`` every source and note id (in
+``source_ids``, ``note_ids`` or the ``context_config`` maps) must belong to that notebook: a
+foreign id is refused with 409 naming it, never silently mixed in.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from open_notebook.api.deps import SearchDep, SettingsDep, StoreDep
+from open_notebook.api.schemas.retrieval import (
+    ContextPublic,
+    ContextRequest,
+    ReferenceContextRequest,
+)
+from open_notebook.api.scope import check_scope
+from open_notebook.config import Settings
+from open_notebook.errors import InvalidInputError
+from open_notebook.ids import normalize_id
+from open_notebook.search import SearchService
+from open_notebook.store import Store
+from open_notebook.utils.context_builder import ContextBuilder
+
+router = APIRouter(prefix="/api", tags=["context"])
+
+_RESPONSES: dict[int | str, dict[str, Any]] = {
+    404: {"description": "the notebook or one of the ids does not exist"},
+    409: {"description": "ids that belong to another notebook than `notebook_id` (named)"},
+}
+
+
+@router.post("/context", responses=_RESPONSES)
+async def build_context(
+    body: ContextRequest, store: StoreDep, search: SearchDep, settings: SettingsDep
+) -> ContextPublic:
+    """Build a context from a notebook, chosen sources and notes, and/or a question."""
+    return await _build(body, store, search, settings)
+
+
+@router.post("/notebooks/{notebook_id}/context", responses=_RESPONSES)
+async def build_notebook_context(
+    notebook_id: str,
+    body: ReferenceContextRequest,
+    store: StoreDep,
+    search: SearchDep,
+    settings: SettingsDep,
+) -> ContextPublic:
+    """The reference's route: a notebook's context shaped by ``context_config``."""
+    request = ContextRequest(
+        notebook_id=normalize_id(notebook_id, "notebook"),
+        context_config=body.context_config,
+        max_tokens=body.max_tokens,
+    )
+    return await _build(request, store, search, settings)
+
+
+async def _build(
+    body: ContextRequest, store: Store, search: SearchService, settings: Settings
+) -> ContextPublic:
+    if body.query is not None and len(body.query) > settings.max_query_chars:
+        raise InvalidInputError(
+            f"query is {len(body.query)} characters; the limit is {settings.max_query_chars}",
+            field="query",
+        )
+    config = body.context_config
+    config_sources = [normalize_id(key, "source") for key in (config.sources if config else {})]
+    config_notes = [normalize_id(key, "note") for key in (config.notes if config else {})]
+    await check_scope(
+        store,
+        body.notebook_id,
+        list(dict.fromkeys([*body.source_ids, *config_sources])),
+        list(dict.fromkeys([*body.note_ids, *config_notes])),
+    )
+    params = body.model_dump(exclude_none=True, exclude={"context_config"})
+    if config is not None:
+        params["context_config"] = config.model_dump(exclude_none=True)
+    if body.query is not None:
+        params["searcher"] = search
+    payload = await ContextBuilder(store=store, **params).build()
+    return ContextPublic.model_validate(payload)

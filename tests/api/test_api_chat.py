@@ -1,0 +1,127 @@
+"""Chat over server-sent events: real token deltas from a loopback OpenAI-compatible model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from httpx import AsyncClient
+
+from open_notebook.llm import OpenAICompatibleModel
+from open_notebook.llm.testing import LoopbackChatServer
+from open_notebook.tokens import get_token_counter
+
+
+def _events(raw: str) -> list[tuple[str, dict[str, Any]]]:
+    events = []
+    for block in raw.strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.splitlines())
+        events.append((lines["event"], json.loads(lines["data"])))
+    return events
+
+
+@pytest.fixture
+def server() -> Iterator[LoopbackChatServer]:
+    with LoopbackChatServer(answer="") as running:
+        yield running
+
+
+@pytest.fixture
+async def chat_client(make_client: Any, server: LoopbackChatServer) -> AsyncIterator[AsyncClient]:
+    model = OpenAICompatibleModel(
+        base_url=server.base_url,
+        model="loopback",
+        context_window=8192,
+        counter=get_token_counter("o200k_base"),
+    )
+    async with make_client(llm=model) as opened:
+        yield opened
+
+
+async def _bread(client: AsyncClient, notebook_id: str) -> str:
+    text = "Sourdough rises because wild yeast ferments the dough overnight."
+    body = {"title": "Bread", "text": text, "notebook_id": notebook_id}
+    response = await client.post("/api/sources", json=body)
+    assert response.status_code == 201
+    source_id: str = response.json()["id"]
+    return source_id
+
+
+async def test_notebook_chat_streams_tokens_then_citations(
+    chat_client: AsyncClient, notebook: dict[str, Any], server: LoopbackChatServer
+) -> None:
+    source_id = await _bread(chat_client, notebook["id"])
+    server.answer = f"Wild yeast makes it rise [{source_id}]."
+    response = await chat_client.post(
+        "/api/chat", json={"notebook_id": notebook["id"], "question": "Why does bread rise?"}
+    )
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("text/event-stream")
+    events = _events(response.text)
+    tokens = [data["text"] for kind, data in events if kind == "token"]
+    assert len(tokens) > 1
+    assert "".join(tokens) == server.answer
+    kind, done = events[-1]
+    assert kind == "done"
+    assert done["answer"] == server.answer
+    assert [one["id"] for one in done["citations"]] == [source_id]
+    assert done["session_id"]
+    assert "wild yeast" in json.dumps(server.requests[0]["messages"])
+
+
+async def test_source_chat_streams(
+    chat_client: AsyncClient, notebook: dict[str, Any], server: LoopbackChatServer
+) -> None:
+    source_id = await _bread(chat_client, notebook["id"])
+    server.answer = "Overnight fermentation."
+    response = await chat_client.post(
+        f"/api/sources/{source_id}/chat", json={"question": "How long?"}
+    )
+    assert response.status_code == 200, response.text
+    events = _events(response.text)
+    assert events[-1][0] == "done"
+    assert events[-1][1]["answer"] == "Overnight fermentation."
+
+
+async def test_chat_errors_before_streaming_keep_their_status(
+    chat_client: AsyncClient, notebook: dict[str, Any], server: LoopbackChatServer
+) -> None:
+    unknown = await chat_client.post(
+        "/api/chat", json={"notebook_id": "notebook:nope", "question": "Why?"}
+    )
+    assert unknown.status_code == 404
+    assert unknown.json()["id"] == "notebook:nope"
+    empty = await chat_client.post(
+        "/api/chat", json={"notebook_id": notebook["id"], "question": ""}
+    )
+    assert empty.status_code == 422
+    missing_source = await chat_client.post("/api/sources/source:nope/chat", json={"question": "?"})
+    assert missing_source.status_code == 404
+    assert server.requests == []
+
+
+async def test_model_failure_is_502_without_internals(
+    chat_client: AsyncClient, notebook: dict[str, Any], server: LoopbackChatServer
+) -> None:
+    await _bread(chat_client, notebook["id"])
+    server.status = 500
+    response = await chat_client.post(
+        "/api/chat", json={"notebook_id": notebook["id"], "question": "Why does bread rise?"}
+    )
+    assert response.status_code == 502
+    assert response.json()["error"] == "model_failed"
+    assert "canned failure" not in response.text
+
+
+async def test_no_model_configured_is_503_naming_the_setting(
+    make_client: Any, notebook: dict[str, Any]
+) -> None:
+    async with make_client(llm_provider="none") as client:
+        response = await client.post(
+            "/api/chat", json={"notebook_id": notebook["id"], "question": "Why?"}
+        )
+    assert response.status_code == 503
+    assert response.json()["error"] == "not_configured"
+    assert "OPEN_NOTEBOOK_LLM_PROVIDER" in response.json()["detail"]
