@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from graphs_support import loopback_settings, sent_messages
+
+from open_notebook.chat import DoneEvent, TokenEvent, ask_notebook
+from open_notebook.config import Settings
+from open_notebook.embeddings import FakeEmbedder
+from open_notebook.llm import CitationStatus, create_language_model
+from open_notebook.llm.testing import LoopbackChatServer
+from open_notebook.store import ChunkRow, Store
+from open_notebook.store.sources import NewSource
+
+STARTER = "Feed the sourdough starter flour and water every day; rye flour makes it livelier."
+SCORING = "Score the loaf with a razor blade at a shallow angle so the crust opens as an ear."
+
+
+def rows(text: str, embedder: FakeEmbedder) -> list[ChunkRow]:
+    vector = embedder.embed_documents([text])[0]
+    return [
+        ChunkRow(
+            ord=0,
+            text=text,
+            token_count=embedder.count_tokens(text),
+            char_start=0,
+            char_end=len(text),
+            embedding=[float(x) for x in vector],
+            model_id=embedder.model_id,
+            dim=embedder.dim,
+        )
+    ]
+
+
+async def seed(store: Store, embedder: FakeEmbedder) -> tuple[str, str, str]:
+    notebook = await store.notebooks.create("Bread")
+    starter = await store.sources.create(
+        NewSource(title="Starter", full_text=STARTER),
+        notebook_ids=[notebook.id],
+        chunks=rows(STARTER, embedder),
+    )
+    scoring = await store.sources.create(
+        NewSource(title="Scoring", full_text=SCORING),
+        notebook_ids=[notebook.id],
+        chunks=rows(SCORING, embedder),
+    )
+    return notebook.id, starter.id, scoring.id
+
+
+async def ask(
+    store: Store, settings: Settings, embedder: FakeEmbedder, **kwargs: object
+) -> tuple[list[str], DoneEvent]:
+    llm = create_language_model(settings)
+    tokens: list[str] = []
+    done: DoneEvent | None = None
+    async for event in ask_notebook(store, embedder, llm, settings, **kwargs):  # type: ignore[arg-type]
+        if isinstance(event, TokenEvent):
+            tokens.append(event.text)
+        else:
+            done = event
+    assert done is not None
+    return tokens, done
+
+
+async def test_each_turn_retrieves_with_its_own_question(store: Store, tmp_path: Path) -> None:
+    embedder = FakeEmbedder()
+    notebook_id, starter_id, scoring_id = await seed(store, embedder)
+    answer = f"Feed daily [{starter_id}] and never [note:ghost]."
+    with LoopbackChatServer(answer) as server:
+        settings = loopback_settings(tmp_path, server.base_url)
+        tokens, first = await ask(
+            store,
+            settings,
+            embedder,
+            notebook_id=notebook_id,
+            question="How often do I feed the sourdough starter?",
+            max_context_tokens=40,
+        )
+        _, second = await ask(
+            store,
+            settings,
+            embedder,
+            notebook_id=notebook_id,
+            question="How do I score the loaf with a razor blade?",
+            session_id=first.session_id,
+            max_context_tokens=40,
+        )
+    assert "".join(tokens).strip() == first.answer == answer
+    first_user = sent_messages(server.requests[0])[-1].content
+    second_user = sent_messages(server.requests[1])[-1].content
+    # A 40-token budget holds one item: the one the question is about, with its citation id.
+    assert f"[{starter_id}]" in first_user and "rye flour" in first_user
+    assert f"[{scoring_id}]" not in first_user
+    assert f"[{scoring_id}]" in second_user and "razor blade" in second_user
+    assert {c.id: c.status for c in first.citations} == {
+        starter_id: CitationStatus.VALID,
+        "note:ghost": CitationStatus.UNKNOWN,
+    }
+    # The same answer cites the starter again, which this turn's context did not hold.
+    assert {c.id: c.status for c in second.citations}[starter_id] is CitationStatus.NOT_IN_CONTEXT
+    assert first.plan["context_budget"] == 40 and first.context_tokens <= 40
+    assert second.plan["history_kept"] == 2
+    llm = create_language_model(settings)
+    for request in server.requests:
+        assert llm.count_messages(sent_messages(request)) + 128 <= 2048
