@@ -157,7 +157,13 @@ async def _on_validation_error(_: Request, exc: Exception) -> JSONResponse:
 
 async def _on_http_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    codes = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+    codes = {
+        400: "malformed_body",
+        401: "unauthorized",
+        404: "not_found",
+        405: "method_not_allowed",
+        413: "too_large",
+    }
     code = codes.get(exc.status_code, "http_error")
     body = ErrorPublic(error=code, detail=str(exc.detail))
     return _respond(exc.status_code, body, dict(exc.headers or {}))
