@@ -201,3 +201,16 @@ async def test_generate_insight_prompts_with_the_source_and_stores_the_answer(
     assert [one.id for one in stored[source.id]] == [insight.id]
     with pytest.raises(ModelError, match="empty"):
         await ingestor.generate_insight(source.id, "key points", _RecordingLLM("   "))
+
+
+async def test_add_paths_with_the_same_text_twice_stores_it_once(
+    ingestor: Ingestor, store: Store, tmp_path: Path
+) -> None:
+    # The second file is prepared while the first is written: the hash is checked again.
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (tmp_path / name).write_text("Identical words in every file.", encoding="utf-8")
+    notebook = await store.notebooks.create("Dupes")
+    results = await ingestor.add_paths(notebook.id, [tmp_path])
+    assert [one.created for one in results] == [True, False, False]
+    assert len({one.source.id for one in results}) == 1
+    assert await store.chunks.count() == 1

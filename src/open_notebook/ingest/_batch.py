@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from open_notebook.errors import ExtractionError, InvalidInputError
 from open_notebook.ingest._extract import SUPPORTED_SUFFIXES
-from open_notebook.ingest._types import IngestFailure, IngestProgress, IngestResult
+from open_notebook.ingest._types import IngestFailure, IngestProgress, IngestResult, Prepared
 
 if TYPE_CHECKING:
     from open_notebook.ingest._pipeline import Ingestor
@@ -66,23 +67,43 @@ async def add_many(
     items: Sequence[Path | str],
     progress: ProgressCallback | None,
 ) -> list[IngestResult]:
-    """Add every item in turn; raise :class:`BatchIngestError` at the end if any failed."""
+    """Add every item in turn; raise :class:`BatchIngestError` at the end if any failed.
+
+    The next item is extracted and embedded while the current one is written, so the database
+    round trips hide behind the model's work.
+    """
     if notebook_id is not None:
         await ingestor.store.notebooks.get(notebook_id)  # a wrong notebook fails once, up front
     expanded, failures = expand(items)
     results: list[IngestResult] = []
     report = progress or (lambda _: None)
-    for done, item in enumerate(expanded):
-        report(IngestProgress("ingest", done, len(expanded), str(item)))
-        try:
-            # One item at a time: embedding already uses every core.
-            if isinstance(item, str):
-                results.append(await ingestor.add_url(notebook_id, item))
-            else:
-                results.append(await ingestor.add_file(notebook_id, item))
-        except (ExtractionError, InvalidInputError) as error:
-            failures.append(IngestFailure(str(item), str(error)))
+    upcoming = _start(ingestor, expanded, 0)
+    try:
+        for done, item in enumerate(expanded):
+            report(IngestProgress("ingest", done, len(expanded), str(item)))
+            current, upcoming = upcoming, _start(ingestor, expanded, done + 1)
+            try:
+                prepared = await current if current is not None else None
+                if prepared is not None:
+                    results.append(await ingestor.commit(notebook_id, prepared, recheck=True))
+            except (ExtractionError, InvalidInputError) as error:
+                failures.append(IngestFailure(str(item), str(error)))
+    finally:
+        if upcoming is not None:
+            upcoming.cancel()
     report(IngestProgress("ingest", len(expanded), len(expanded)))
     if failures:
         raise BatchIngestError(results, failures)
     return results
+
+
+def _start(
+    ingestor: Ingestor, items: list[Path | str], index: int
+) -> asyncio.Task[Prepared] | None:
+    if index >= len(items):
+        return None
+
+    async def load() -> Prepared:
+        return await ingestor.prepare(await ingestor.extract(items[index]))
+
+    return asyncio.create_task(load())

@@ -10,13 +10,13 @@ from open_notebook.config import Settings
 from open_notebook.domain.models import Asset, Note, NoteType, SourceInsight
 from open_notebook.embeddings import Embedder
 from open_notebook.errors import InvalidInputError
-from open_notebook.ingest._batch import ProgressCallback, add_many
+from open_notebook.ingest._batch import ProgressCallback, add_many, is_url
 from open_notebook.ingest._embed import ChunkEmbedder
 from open_notebook.ingest._extract import extract_bytes, extract_file
 from open_notebook.ingest._fetch import fetch_url
 from open_notebook.ingest._insights import CompletionModel, clean_completion, insight_prompt
 from open_notebook.ingest._rebuild import rebuild_embeddings
-from open_notebook.ingest._types import Extracted, IngestResult
+from open_notebook.ingest._types import Extracted, IngestResult, Prepared, SourceFormat
 from open_notebook.store import Store
 from open_notebook.store.sources import NewSource, content_hash
 from open_notebook.tokens import get_token_counter
@@ -46,50 +46,83 @@ class Ingestor:
         fmt: str = "text",
     ) -> IngestResult:
         """Add a source; the same text again only links the stored source to the notebook."""
-        if not isinstance(text, str) or not text.strip():
-            raise InvalidInputError("text must be a non-empty string", field="text")
-        found = await self.store.sources.find_by_hash([content_hash(text)])
-        if found:
-            existing = next(iter(found.values()))
+        extracted = Extracted(title, _text(text, "text"), _format(fmt), asset)
+        return await self.commit(notebook_id, await self.prepare(extracted), topics=topics)
+
+    async def add_extracted(self, notebook_id: str | None, extracted: Extracted) -> IngestResult:
+        return await self.commit(notebook_id, await self.prepare(extracted))
+
+    async def prepare(self, extracted: Extracted) -> Prepared:
+        """Chunk, embed and count a text in a worker thread, unless it is already stored."""
+        digest = content_hash(extracted.text)
+        found = await self.store.sources.find_by_hash([digest])
+        if digest in found:
+            return Prepared(extracted, digest, found[digest])
+        counter = get_token_counter(self.settings.tokenizer)
+        rows, tokens = await asyncio.to_thread(
+            lambda: (
+                self._chunks.rows(extracted.text, extracted.chunk_format),
+                counter.count(extracted.text),
+            )
+        )
+        return Prepared(extracted, digest, None, rows, tokens)
+
+    async def commit(
+        self,
+        notebook_id: str | None,
+        prepared: Prepared,
+        *,
+        topics: Sequence[str] = (),
+        recheck: bool = False,
+    ) -> IngestResult:
+        """Store a prepared source in one transaction, or link the one with the same text.
+
+        ``recheck`` looks the hash up again: another item of a batch may have stored the same
+        text since it was prepared.
+        """
+        existing = prepared.existing
+        if existing is None and recheck:
+            existing = (await self.store.sources.find_by_hash([prepared.digest])).get(
+                prepared.digest
+            )
+        if existing is not None:
             if notebook_id is not None:
                 await self.store.notebooks.link_sources(notebook_id, [existing.id])
             return IngestResult(source=existing, created=False, chunk_count=0)
-        rows = await asyncio.to_thread(self._chunks.rows, text, fmt)
-        tokens = await asyncio.to_thread(get_token_counter(self.settings.tokenizer).count, text)
+        extracted = prepared.extracted
         source = await self.store.sources.create(
             NewSource(
-                title=title, full_text=text, asset=asset, topics=tuple(topics), token_count=tokens
+                title=extracted.title,
+                full_text=extracted.text,
+                asset=extracted.asset,
+                topics=tuple(topics),
+                token_count=prepared.tokens,
             ),
             notebook_ids=[notebook_id] if notebook_id is not None else [],
-            chunks=rows,
+            chunks=prepared.rows,
         )
-        return IngestResult(source=source, created=True, chunk_count=len(rows))
+        return IngestResult(source=source, created=True, chunk_count=len(prepared.rows))
 
-    async def add_extracted(self, notebook_id: str | None, extracted: Extracted) -> IngestResult:
-        return await self.add_text(
-            notebook_id,
-            extracted.title,
-            extracted.text,
-            asset=extracted.asset,
-            fmt=extracted.chunk_format,
+    async def extract(self, item: Path | str, data: bytes | None = None) -> Extracted:
+        """Text of a URL, a file on disk, or uploaded ``data`` named ``item``."""
+        if data is not None:
+            if len(data) > self.settings.max_source_bytes:
+                raise InvalidInputError(
+                    f"{item} is {len(data)} bytes; the limit is {self.settings.max_source_bytes}",
+                    field="file",
+                )
+            return await asyncio.to_thread(extract_bytes, str(item), data)
+        if isinstance(item, str) and is_url(item):
+            return await fetch_url(item, self.settings)
+        return await asyncio.to_thread(
+            extract_file, Path(item), max_bytes=self.settings.max_source_bytes
         )
 
     async def add_file(
         self, notebook_id: str | None, path: Path | str, data: bytes | None = None
     ) -> IngestResult:
         """Add a file from disk, or uploaded ``data`` named ``path`` (at most max_source_bytes)."""
-        if data is None:
-            extracted = await asyncio.to_thread(
-                extract_file, Path(path), max_bytes=self.settings.max_source_bytes
-            )
-        elif len(data) > self.settings.max_source_bytes:
-            raise InvalidInputError(
-                f"{path} is {len(data)} bytes; the limit is {self.settings.max_source_bytes}",
-                field="file",
-            )
-        else:
-            extracted = await asyncio.to_thread(extract_bytes, str(path), data)
-        return await self.add_extracted(notebook_id, extracted)
+        return await self.add_extracted(notebook_id, await self.extract(Path(path), data))
 
     async def add_url(self, notebook_id: str | None, url: str) -> IngestResult:
         """Fetch a page (public addresses only unless allowed) and add its main text."""
@@ -166,3 +199,11 @@ def _text(value: object, field: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInputError(f"{field} must be a non-empty string", field=field)
     return value
+
+
+def _format(fmt: str) -> SourceFormat:
+    try:
+        return SourceFormat(fmt)
+    except ValueError:
+        choices = ", ".join(one.value for one in SourceFormat)
+        raise InvalidInputError(f"fmt must be one of {choices}, got {fmt!r}", field="fmt") from None

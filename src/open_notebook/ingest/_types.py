@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from open_notebook.domain.models import Asset, Source
+from open_notebook.store import ChunkRow
 
 
 class SourceFormat(StrEnum):
@@ -29,6 +30,17 @@ class Extracted:
     def chunk_format(self) -> str:
         """The structure the chunker should look for in ``text``."""
         return "text" if self.fmt in (SourceFormat.TEXT, SourceFormat.PDF) else "markdown"
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A text ready to store: its chunks embedded, or the stored source with the same text."""
+
+    extracted: Extracted
+    digest: str
+    existing: Source | None = None
+    rows: list[ChunkRow] = field(default_factory=list)
+    tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)
