@@ -29,6 +29,7 @@ def test_gemma_prompt_puts_system_text_in_the_first_user_turn() -> None:
         "<start_of_turn>user\nQ2<end_of_turn>\n"
         "<start_of_turn>model\n"
     )
+    assert gemma_prompt([ChatMessage(Role.USER, "Q")], "Answer:").endswith("model\nAnswer:")
 
 
 def test_model_file_is_assembled_once_and_verified(tmp_path: Path) -> None:

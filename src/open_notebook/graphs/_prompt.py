@@ -7,12 +7,12 @@ from typing import Final
 
 from open_notebook.llm import ChatMessage, Role
 
+# No example ids here: small models copy them, and a copied example is an invented citation.
 SYSTEM_PROMPT: Final = (
     "You are a research assistant. Answer the question using only the context. "
-    "Each context item is labelled with its id in square brackets, like [source:abc], "
-    "[note:xyz] or [source_insight:def]. After every statement, cite the items it comes from "
-    "with those exact bracketed ids. Never invent an id. If the context does not hold the "
-    "answer, say that it does not."
+    "Each context item starts with its id in square brackets (a source, note or source_insight "
+    "id). After every statement, cite the items it comes from by repeating their bracketed ids "
+    "exactly. Never invent an id. If the context does not hold the answer, say so."
 )
 NO_CONTEXT: Final = "(no context items)"
 

@@ -27,8 +27,12 @@ LOCAL_MODEL_ID: Final = "gemma-3-270m-q4_k_m"
 # window is smaller to keep one answer within seconds, not minutes.
 GEMMA_MAX_WINDOW: Final = 32_768
 DEFAULT_LOCAL_WINDOW: Final = 8_192
-# It is a small model that keeps writing turns of its own: stop at any turn marker.
-GEMMA_STOPS: Final = ("<end_of_turn>", "<start_of_turn>", "<eos>")
+# It is a small model that keeps writing turns of its own, or echoes context blocks after its
+# answer: stop at any turn marker and at the start of a labelled context block.
+GEMMA_STOPS: Final = ("<end_of_turn>", "<start_of_turn>", "<eos>", "\n### [")
+# Measured on this model: without a started reply it mostly echoes the prompt back; after
+# "Answer:" it answers. The prefix is part of the prompt (and its count), never of the answer.
+ANSWER_PREFIX: Final = "Answer:"
 _DONE: Final = object()
 
 
@@ -44,7 +48,7 @@ def ensure_model_file(models_dir: Path) -> Path:
         raise ModelError(f"cannot prepare the local model file at {target}: {exc}") from exc
 
 
-def gemma_prompt(messages: Sequence[ChatMessage]) -> str:
+def gemma_prompt(messages: Sequence[ChatMessage], answer_prefix: str = "") -> str:
     """Render messages in Gemma's chat template (system text joins the first user turn)."""
     system = "\n\n".join(m.content for m in messages if m.role is Role.SYSTEM)
     turns: list[str] = []
@@ -59,7 +63,7 @@ def gemma_prompt(messages: Sequence[ChatMessage]) -> str:
         turns.append(f"<start_of_turn>{role}\n{content}<end_of_turn>\n")
     if pending_system:
         turns.append(f"<start_of_turn>user\n{pending_system}<end_of_turn>\n")
-    return "".join(turns) + "<start_of_turn>model\n"
+    return "".join(turns) + "<start_of_turn>model\n" + answer_prefix
 
 
 class LocalGemmaModel:
@@ -75,7 +79,9 @@ class LocalGemmaModel:
         self._server: Any = None
         self._http: httpx.Client | None = None
         self._load_lock = threading.Lock()
+        # Counts and speeds of the last finished generation, as llama.cpp reported them.
         self.last_usage: dict[str, int] = {}
+        self.last_timings: dict[str, float] = {}
 
     def warm_up(self) -> None:
         """Load the model now (blocking); later calls are free."""
@@ -116,7 +122,7 @@ class LocalGemmaModel:
         return len(self._tokenize(text, with_bos=False))
 
     def count_messages(self, messages: Sequence[ChatMessage]) -> int:
-        return len(self._tokenize(gemma_prompt(messages), with_bos=True))
+        return len(self._tokenize(gemma_prompt(messages, ANSWER_PREFIX), with_bos=True))
 
     def _tokenize(self, text: str, *, with_bos: bool) -> list[int]:
         self._ensure_server()
@@ -135,7 +141,7 @@ class LocalGemmaModel:
     ) -> AsyncIterator[str]:
         server = await asyncio.to_thread(self._ensure_server)
         request = {
-            "prompt": gemma_prompt(messages),
+            "prompt": gemma_prompt(messages, ANSWER_PREFIX),
             "max_tokens": max_tokens,
             "stream": True,
             "stop": [*GEMMA_STOPS, *stop],
@@ -195,5 +201,9 @@ class _Run:
         if choices[0].get("finish_reason") is not None:
             usage = chunk.get("usage") or {}
             self.model.last_usage = {k: int(v) for k, v in usage.items() if isinstance(v, int)}
+            timings = chunk.get("timings") or {}
+            self.model.last_timings = {
+                k: float(v) for k, v in timings.items() if isinstance(v, int | float)
+            }
             self._put(_DONE)
         return self.cancelled
