@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from open_notebook.llm import Citation
@@ -32,7 +32,6 @@ class DoneEvent:
     model_id: str
     type: Literal["done"] = "done"
     context_tokens: int = 0
-    sources: tuple[str, ...] = field(default_factory=tuple)
 
     def as_dict(self) -> dict[str, Any]:
         return {

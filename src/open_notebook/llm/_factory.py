@@ -61,23 +61,26 @@ def create_language_model(settings: Settings, model: str | None = None) -> Langu
             setting="OPEN_NOTEBOOK_LLM_MODEL",
         )
     window = _window(settings, name)
-    counter = get_token_counter(settings.tokenizer)
     api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
     if provider is LlmProvider.OPENAI:
-        if not settings.llm_base_url:
-            raise ConfigurationError(
-                "OPEN_NOTEBOOK_LLM_PROVIDER=openai needs the endpoint: set "
-                "OPEN_NOTEBOOK_LLM_BASE_URL (e.g. https://api.openai.com/v1)",
-                setting="OPEN_NOTEBOOK_LLM_BASE_URL",
-            )
-        return OpenAICompatibleModel(
-            base_url=settings.llm_base_url,
-            model=name,
-            context_window=window,
-            counter=counter,
-            api_key=api_key,
-        )
+        return _openai(settings, name, window, api_key)
     return _esperanto(settings, name, window, api_key)
+
+
+def _openai(settings: Settings, name: str, window: int, api_key: str | None) -> LanguageModel:
+    if not settings.llm_base_url:
+        raise ConfigurationError(
+            "OPEN_NOTEBOOK_LLM_PROVIDER=openai needs the endpoint: set "
+            "OPEN_NOTEBOOK_LLM_BASE_URL (e.g. https://api.openai.com/v1)",
+            setting="OPEN_NOTEBOOK_LLM_BASE_URL",
+        )
+    return OpenAICompatibleModel(
+        base_url=settings.llm_base_url,
+        model=name,
+        context_window=window,
+        counter=get_token_counter(settings.tokenizer),
+        api_key=api_key,
+    )
 
 
 def _esperanto(settings: Settings, name: str, window: int, api_key: str | None) -> LanguageModel:
