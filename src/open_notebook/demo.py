@@ -160,7 +160,9 @@ async def _ask(session: Session, result: DemoResult) -> None:
     out = session.state.out
     out.rule("[bold]5. Ask the local model (Gemma 3 270M, in-process, no key)")
     out.print(f"[bold]Q:[/] {QUESTION}")
-    result.answer = await answer(session, AskOptions(QUESTION, result.notebook_id))
+    # The same budget as step 4 keeps the local model's prompt small (CPU prefill is the cost).
+    options = AskOptions(QUESTION, result.notebook_id, max_context_tokens=CONTEXT_TOKENS)
+    result.answer = await answer(session, options)
     print_citations(session.state, result.answer)
 
 

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from open_notebook.search.types import SearchHit
 
-_BAR_WIDTH = 20
+_BAR_WIDTH = 12
 
 
 def token_bar(tokens: int, scale: int, *, style: str = "green") -> Text:
@@ -36,17 +36,16 @@ def _score(value: float | None) -> str:
 
 def hits_table(hits: Sequence[SearchHit]) -> Table:
     """Ranked hits: where each comes from, its score components and a snippet."""
-    table = Table("#", "hit", "from", "fused", "vector", "bm25", "text", show_lines=True)
+    table = Table("#", "from", "scores", "text", show_lines=True)
     for hit in hits:
-        table.add_row(
-            str(hit.rank),
-            f"{hit.kind}\n{hit.parent_id}",
-            hit.parent_title,
-            _score(hit.scores.fused),
-            _score(hit.scores.vector),
-            _score(hit.scores.bm25),
-            _snippet(hit.text),
-        )
+        source = Text(hit.parent_title or "(untitled)", style="bold")
+        source.append(f"\n{hit.kind} {hit.parent_id}", style="dim")
+        scores = f"fused {_score(hit.scores.fused)}"
+        if hit.scores.vector is not None:
+            scores += f"\nvector {_score(hit.scores.vector)}"
+        if hit.scores.bm25 is not None:
+            scores += f"\nbm25 {_score(hit.scores.bm25)}"
+        table.add_row(str(hit.rank), source, scores, _snippet(hit.text, 120))
     return table
 
 
@@ -55,30 +54,36 @@ def manifest_table(manifest: Mapping[str, Any], budget: int | None) -> Table:
     included = list(manifest.get("included", []))
     dropped = list(manifest.get("dropped", []))
     scale = budget or max([_used(entry) for entry in included] + [1])
-    table = Table("", "item", "title", "tokens", "priority", "decision")
+    table = Table("", "item", "tokens", "priority", "decision")
     for entry in included:
         decision = "truncated" if entry.get("truncated") else "included"
         if entry.get("duplicates"):
             decision += f" (+{len(entry['duplicates'])} duplicates)"
         table.add_row(
             Text("✓", style="green"),
-            str(entry["id"]),
-            _snippet(str(entry.get("title") or ""), 40),
+            _item(entry, dim=False),
             token_bar(_used(entry), scale, style="yellow" if entry.get("truncated") else "green"),
             _priority(entry),
             decision,
         )
     for entry in dropped:
-        original = (entry.get("tokens") or {}).get("original") or 0
+        original = (entry.get("tokens") or {}).get("original")
         table.add_row(
             Text("✗", style="red"),
-            Text(str(entry["id"]), style="dim"),
-            Text(_snippet(str(entry.get("title") or ""), 40), style="dim"),
-            token_bar(int(original), scale, style="red"),
+            _item(entry, dim=True),
+            Text("not counted", style="dim")
+            if original is None
+            else token_bar(int(original), scale, style="red"),
             _priority(entry),
             Text(str(entry.get("reason", "")), style="red"),
         )
     return table
+
+
+def _item(entry: Mapping[str, Any], *, dim: bool) -> Text:
+    label = Text(_snippet(str(entry.get("title") or "(untitled)"), 40), style="dim" if dim else "")
+    label.append(f"\n{entry['id']}", style="dim")
+    return label
 
 
 def _used(entry: Mapping[str, Any]) -> int:

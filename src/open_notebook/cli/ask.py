@@ -77,7 +77,7 @@ async def answer(session: Session, options: AskOptions) -> DoneEvent:
     ):
         if event.type == "token":
             if stream_to is not None:
-                stream_to.print(event.text, end="", markup=False, highlight=False)
+                stream_to.print(event.text, end="", markup=False, highlight=False, soft_wrap=True)
         else:
             done = event
     if stream_to is not None:

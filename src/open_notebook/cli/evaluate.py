@@ -1,9 +1,112 @@
-"""Placeholder: filled in when its pipeline module lands."""
+"""``open-notebook eval``: retrieval quality on a BEIR-layout dataset, through the real pipeline."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from open_notebook.cli._jsonout import emit_json
+from open_notebook.cli._options import JsonFlag
+from open_notebook.cli._runtime import CliState, guard, wants_json
+from open_notebook.cli._services import require_module
+from open_notebook.errors import InvalidInputError
+
+_METRICS = ("ndcg@10", "recall@100", "mrr@10", "latency_ms_p50", "latency_ms_p95")
+
+
+class EvalMode(StrEnum):
+    BM25 = "bm25"
+    VECTOR = "vector"
+    HYBRID = "hybrid"
+    ALL = "all"
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the root app."""
+    """Add ``eval`` to the root app."""
+    app.command("eval")(evaluate)
+
+
+def evaluate(
+    ctx: typer.Context,
+    dataset: Annotated[
+        Path, typer.Option("--dataset", "-d", help="corpus.jsonl, queries.jsonl, qrels/test.tsv")
+    ],
+    mode: Annotated[
+        EvalMode, typer.Option("--mode", "-m", help="bm25, vector, hybrid, or all three.")
+    ] = EvalMode.HYBRID,
+    max_queries: Annotated[
+        int | None, typer.Option("--max-queries", min=1, help="Evaluate only the first N.")
+    ] = None,
+    json_flag: JsonFlag = False,
+) -> None:
+    """Measure nDCG@10, Recall@100 and MRR@10 in a temporary in-memory database."""
+    state = wants_json(ctx, json_flag)
+    modes = [m.value for m in EvalMode if m is not EvalMode.ALL] if mode is EvalMode.ALL else [mode]
+    results = guard(state, lambda: asyncio.run(_evaluate(state, dataset, modes, max_queries)))
+    if state.json_output:
+        emit_json(results[0] if len(results) == 1 else {"results": results})
+        return
+    table = Table("mode", *_METRICS, "queries")
+    for row in results:
+        table.add_row(
+            str(row["mode"]), *(_cell(row.get(name)) for name in _METRICS), str(row["queries"])
+        )
+    state.out.print(table)
+    first = results[0]
+    state.out.print(
+        f"{first.get('documents')} documents, {first.get('chunks')} chunks, "
+        f"ingest {float(first.get('ingest_s') or 0):.1f}s",
+        highlight=False,
+    )
+
+
+async def _evaluate(
+    state: CliState, dataset: Path, modes: list[str], max_queries: int | None
+) -> list[dict[str, Any]]:
+    if not dataset.is_dir():
+        raise InvalidInputError(
+            f"--dataset {dataset} is not a folder; expected corpus.jsonl, queries.jsonl and "
+            "qrels/test.tsv (BEIR layout)",
+            field="dataset",
+        )
+    module = require_module("open_notebook.eval", "eval")
+    from open_notebook.embeddings import create_embedder
+
+    embedder = create_embedder(state.settings)
+    with _progress(state) as update:
+        await asyncio.to_thread(embedder.warm_up)
+        results: list[dict[str, Any]] = await module.evaluate_modes(
+            dataset,
+            modes,
+            settings=state.settings,
+            embedder=embedder,
+            progress=update,
+            max_queries=max_queries,
+        )
+    return results
+
+
+@contextmanager
+def _progress(state: CliState) -> Iterator[Callable[[str, int, int], None]]:
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, TimeElapsedColumn(), console=state.err) as progress:
+        task = progress.add_task("loading the embedding model", total=None)
+
+        def update(phase: str, done: int, total: int) -> None:
+            progress.update(task, description=phase, completed=done, total=total or None)
+
+        yield update
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4f}" if value < 10 else f"{value:.1f}"
+    return "" if value is None else str(value)

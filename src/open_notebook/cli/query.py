@@ -92,6 +92,8 @@ def context(
         print_manifest(state.out, payload, max_tokens)
         if show_text:
             state.out.rule("rendered context")
-            state.out.print(payload.get("rendered", ""), markup=False, highlight=False)
+            state.out.print(
+                payload.get("rendered", ""), markup=False, highlight=False, soft_wrap=True
+            )
 
     execute(state, work, render=render, to_json=lambda payload: payload)

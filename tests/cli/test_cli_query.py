@@ -1,0 +1,112 @@
+"""``search``, ``context`` and ``eval`` through the Typer app (fake embedder: search is tested
+elsewhere; here the wiring, the output contracts and the exit codes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_support import Invoke, json_of
+
+DOCS = {
+    "starter.md": "# Starter\n\nA sourdough starter is a culture of wild yeast and bacteria.",
+    "temperature.md": "# Temperature\n\nA cold kitchen slows fermentation and gives dense bread.",
+    "history.md": "# History\n\nProspectors in the gold rush carried sourdough starters north.",
+}
+
+
+@pytest.fixture
+def notebook_id(cli: Invoke, tmp_path: Path) -> str:
+    notebook = json_of(cli("--json", "notebook", "create", "Bread"))
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, text in DOCS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    assert cli("--json", "add", str(folder), "-n", notebook["id"]).exit_code == 0
+    assert cli("note", "add", "Dense loaves: warm the water.", "-n", notebook["id"]).exit_code == 0
+    return str(notebook["id"])
+
+
+def test_search_text_mode_finds_the_term(cli: Invoke, notebook_id: str) -> None:
+    result = cli("--json", "search", "prospectors gold rush", "-n", notebook_id, "--mode", "text")
+    assert result.exit_code == 0, result.output
+    document = json_of(result)
+    assert document["mode"] == "text"
+    hits = document["hits"]
+    assert hits[0]["parent_title"] == "History"
+    assert hits[0]["kind"] == "source"
+    assert hits[0]["scores"]["bm25"] > 0
+
+
+def test_search_hybrid_human_output_and_limit(cli: Invoke, notebook_id: str) -> None:
+    result = cli("search", "cold kitchen dense bread", "--notebook", "Bread", "--limit", "2")
+    assert result.exit_code == 0, result.output
+    assert "Temperature" in result.stdout
+    hits = json_of(cli("--json", "search", "bread", "-n", notebook_id, "--limit", "2"))["hits"]
+    assert 1 <= len(hits) <= 2
+
+
+def test_search_bad_input_exits_2(cli: Invoke, notebook_id: str) -> None:
+    empty = cli("search", "   ", "-n", notebook_id)
+    assert empty.exit_code == 2
+    assert "query" in empty.stderr
+    wrong_mode = cli("search", "bread", "-n", notebook_id, "--mode", "fuzzy")
+    assert wrong_mode.exit_code == 2
+    assert "fuzzy" in wrong_mode.stderr
+
+
+def test_context_json_payload_respects_the_budget(cli: Invoke, notebook_id: str) -> None:
+    result = cli("context", "-n", notebook_id, "--max-tokens", "60", "--format", "json")
+    assert result.exit_code == 0, result.output
+    payload = json_of(result)
+    assert 0 < payload["total_tokens"] <= 60
+    manifest = payload["manifest"]
+    listed = [entry["id"] for entry in manifest["included"] + manifest["dropped"]]
+    assert len(listed) == len(set(listed)) == 4  # three sources and one note, each once
+    assert payload["rendered"]
+
+
+def test_context_table_and_xml_text_for_a_query(cli: Invoke, notebook_id: str) -> None:
+    result = cli("context", "-n", "Bread", "-q", "cold kitchen", "-t", "500", "--format", "xml")
+    assert result.exit_code == 0, result.output
+    assert "included" in result.stdout
+    assert '<source id="source:' in result.stdout
+    assert "% of 500" in result.stdout
+
+
+def test_context_budget_too_small_exits_2(cli: Invoke, notebook_id: str) -> None:
+    result = cli("context", "-n", notebook_id, "--max-tokens", "1")
+    assert result.exit_code == 2
+    assert "budget" in result.stderr.lower() or "token" in result.stderr.lower()
+
+
+def _tiny_beir(folder: Path) -> Path:
+    (folder / "qrels").mkdir(parents=True)
+    corpus = [
+        {"_id": "d1", "title": "wings", "text": "lift of a wing at low speed"},
+        {"_id": "d2", "title": "bread", "text": "sourdough starter feeding schedule"},
+        {"_id": "d3", "title": "boats", "text": "hull drag of sailing boats"},
+    ]
+    queries = [{"_id": "q1", "text": "wing lift"}, {"_id": "q2", "text": "starter feeding"}]
+    (folder / "corpus.jsonl").write_text("\n".join(json.dumps(row) for row in corpus))
+    (folder / "queries.jsonl").write_text("\n".join(json.dumps(row) for row in queries))
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n")
+    return folder
+
+
+def test_eval_bm25_json_metrics(cli: Invoke, tmp_path: Path) -> None:
+    dataset = _tiny_beir(tmp_path / "tiny")
+    result = cli("eval", "--dataset", str(dataset), "--mode", "bm25", "--json")
+    assert result.exit_code == 0, result.output
+    metrics = json_of(result)
+    assert metrics["mode"] in {"bm25", "text"}
+    assert metrics["queries"] == 2
+    assert metrics["ndcg@10"] == pytest.approx(1.0)
+    assert metrics["mrr@10"] == pytest.approx(1.0)
+
+
+def test_eval_missing_dataset_exits_2(cli: Invoke, tmp_path: Path) -> None:
+    result = cli("eval", "--dataset", str(tmp_path / "nope"))
+    assert result.exit_code == 2
+    assert "BEIR layout" in result.stderr
