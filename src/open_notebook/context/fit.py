@@ -18,6 +18,7 @@ DEFAULT_MIN_BODY_TOKENS: Final = 16
 _MAX_RECUTS: Final = 8
 _MIN_TAIL_TOKENS: Final = 4
 _REFILLS: Final = 4
+_PROBE_CHARS_PER_TOKEN: Final = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +32,22 @@ def place_whole(candidate: Candidate, params: FitParams) -> Placed:
     block = render_block(candidate, candidate.content, truncated=False, fmt=params.fmt)
     tokens = params.counter.count(block)
     return Placed(candidate, candidate.content, block, tokens, tokens, truncated=False)
+
+
+def surely_longer(text: str, tokens: int, params: FitParams) -> bool:
+    """True when ``text`` certainly has more than ``tokens`` tokens, judged on a short prefix.
+
+    The prefix is cut right before a space, where pre-tokenization splits anyway, so its tokens
+    are tokens of the whole text: more of them than ``tokens`` means the whole has more too. This
+    spares counting long texts that cannot fit.
+    """
+    probe = (tokens + 1) * _PROBE_CHARS_PER_TOKEN
+    if len(text) <= probe:
+        return False
+    cut = text.rfind(" ", 0, probe)
+    if cut <= 0 or text[cut - 1].isspace():
+        return False
+    return params.counter.count(text[:cut]) > tokens
 
 
 def stub_tokens(candidate: Candidate, params: FitParams) -> int:

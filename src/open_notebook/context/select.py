@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 from open_notebook.context.dedup import DEFAULT_NEAR_THRESHOLD, Deduper
-from open_notebook.context.fit import FitParams, place_whole, shrink, stub_tokens
+from open_notebook.context.fit import FitParams, place_whole, shrink, stub_tokens, surely_longer
 from open_notebook.context.model import (
     Candidate,
     Dropped,
@@ -56,7 +56,6 @@ class Selection:
 class _Deferred:
     candidate: Candidate
     reserved: int
-    original: int
 
 
 @dataclass(slots=True)
@@ -89,39 +88,60 @@ class _State:
         self.dropped.append(Dropped(candidate, DropReason.BUDGET, tokens_original=original))
 
 
-def _first_pass(candidate: Candidate, state: _State) -> bool:
-    """Place whole, defer with a reserved stub, or drop; ``True`` unless dropped."""
-    params = state.params
-    if state.options.budget is None:
-        state.placed.append(place_whole(candidate, params))
-        return True
-    room = state.room(candidate)
+def _plan(candidate: Candidate, room: int, params: FitParams) -> Placed | int | None:
+    """The whole placement if it fits, else the stub's tokens if a shrunk form fits, else None."""
     label = render_block(candidate, "", truncated=False, fmt=params.fmt)
     # The label alone is cheap to count and spares counting a long text that cannot fit.
     if room < _MIN_BLOCK_TOKENS or params.counter.count(label) > room:
-        state.drop(candidate)
-        return False
-    whole = place_whole(candidate, params)
-    if whole.tokens <= room:
-        state.placed.append(whole)
-        state.charge(candidate, whole.tokens)
-        return True
+        return None
+    whole: Placed | None = None
+    if not surely_longer(candidate.content, room, params):
+        whole = place_whole(candidate, params)
+        if whole.tokens <= room:
+            return whole
     stub = stub_tokens(candidate, params)
-    if stub > room or stub >= whole.tokens:
-        state.drop(candidate, whole.tokens)
-        return False
-    state.deferred.append(_Deferred(candidate, stub, whole.tokens))
-    state.charge(candidate, stub)
-    return True
+    if stub > room or (whole is not None and stub >= whole.tokens):
+        return None
+    return stub
+
+
+def _first_pass(candidate: Candidate, state: _State, deduper: Deduper) -> None:
+    """Place whole, defer with a reserved stub, or drop (as budget or duplicate)."""
+    if state.options.budget is not None and state.free - state.sep < _MIN_BLOCK_TOKENS:
+        state.drop(candidate)  # the budget is spent: nothing more is compared or counted
+        return
+    if state.options.budget is None:
+        plan: Placed | int | None = place_whole(candidate, state.params)
+    else:
+        plan = _plan(candidate, state.room(candidate), state.params)
+    if plan is None:
+        state.drop(candidate)
+        return
+    # Only texts that would enter are compared, so dedup costs grow with the context, not the
+    # notebook; a duplicate that could not fit anyway is reported as dropped for budget.
+    original = deduper.match(candidate)
+    if original is not None:
+        deduper.record(original, candidate.id)
+        state.dropped.append(Dropped(candidate, DropReason.DUPLICATE_OF, original))
+        return
+    deduper.keep(candidate)
+    if isinstance(plan, Placed):
+        state.placed.append(plan)
+        if state.options.budget is not None:
+            state.charge(candidate, plan.tokens)
+    else:
+        state.deferred.append(_Deferred(candidate, plan))
+        state.charge(candidate, plan)
 
 
 def _second_pass(state: _State) -> None:
     for deferred in state.deferred:
         candidate = deferred.candidate
         state.release(candidate, deferred.reserved)
-        placed = shrink(candidate, state.room(candidate), state.params, deferred.original)
+        original = place_whole(candidate, state.params).tokens
+        placed = shrink(candidate, state.room(candidate), state.params, original)
         if placed is None:
-            state.drop(candidate, deferred.original)
+            state.drop(candidate, original)
         else:
             state.placed.append(placed)
             state.charge(candidate, placed.tokens)
@@ -152,14 +172,8 @@ def select(
         if _below_min_score(candidate, options):
             state.dropped.append(Dropped(candidate, DropReason.BELOW_MIN_SCORE))
             continue
-        original = deduper.match(candidate)
-        if original is not None:
-            deduper.record(original, candidate.id)
-            state.dropped.append(Dropped(candidate, DropReason.DUPLICATE_OF, original))
-            continue
         eligible += 1
-        if _first_pass(candidate, state):
-            deduper.keep(candidate)
+        _first_pass(candidate, state, deduper)
     _second_pass(state)
     if eligible and not state.placed:
         raise BudgetTooSmallError(

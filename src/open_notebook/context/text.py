@@ -7,6 +7,8 @@ import re
 import zlib
 from typing import Final
 
+import numpy as np
+
 from open_notebook.context.model import Piece
 
 # Case, punctuation and whitespace do not make two texts different.
@@ -14,6 +16,9 @@ _NON_WORD: Final = re.compile(r"[\W_]+", re.UNICODE)
 # A sentence ends at . ! ? (or their CJK forms) followed by space, or at a line break.
 _SENTENCE_END: Final = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 SHINGLE_WORDS: Final = 3
+_MIXERS: Final = np.array(
+    [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], dtype=np.uint64
+)
 
 
 def normalized_words(text: str) -> list[str]:
@@ -26,14 +31,22 @@ def fingerprint(text: str) -> str:
 
 
 def shingles(text: str, size: int = SHINGLE_WORDS) -> frozenset[int]:
-    """Hashed word n-grams (crc32 is stable across processes, unlike ``hash``)."""
+    """Hashed word n-grams: each word hashed once (crc32 is stable across processes, unlike
+    ``hash``), then the hashes of ``size`` neighbours combined with fixed odd multipliers."""
     words = normalized_words(text)
-    if len(words) < size:
-        return frozenset({zlib.crc32(" ".join(words).encode("utf-8"))}) if words else frozenset()
-    return frozenset(
-        zlib.crc32(" ".join(words[i : i + size]).encode("utf-8"))
-        for i in range(len(words) - size + 1)
+    if not words:
+        return frozenset()
+    hashes = np.fromiter(
+        (zlib.crc32(word.encode("utf-8")) for word in words), dtype=np.uint64, count=len(words)
     )
+    if len(words) < size:
+        return frozenset({int(np.bitwise_xor.reduce(hashes * _MIXERS[: len(words)]))})
+    span = len(words) - size + 1
+    combined = np.zeros(span, dtype=np.uint64)
+    for offset in range(size):
+        # uint64 arithmetic wraps by design.
+        combined = combined * _MIXERS[offset] + hashes[offset : offset + span]
+    return frozenset(combined.tolist())
 
 
 def jaccard(left: frozenset[int], right: frozenset[int]) -> float:

@@ -204,9 +204,12 @@ class ContextBuilder:
     def truncate_to_fit(self, max_tokens: int | None = None) -> None:
         """Fit the items to the budget, shrinking before dropping; keep the decisions."""
         budget = check_budget(max_tokens) if max_tokens is not None else self.max_tokens
-        terms = query_terms(self.query) if self.query else frozenset()
+        candidates = [item.to_candidate() for item in self.items]
+        if self.query:
+            terms = query_terms(self.query)
+            candidates = [replace(one, query_terms=terms) for one in candidates]
         self.assembly = assemble(
-            [replace(item.to_candidate(), query_terms=terms) for item in self.items],
+            candidates,
             counter=self.counter,
             budget=budget,
             fmt=self.format,

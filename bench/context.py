@@ -1,0 +1,194 @@
+"""Context build time and budget use: ours vs the reference's approach, on the same database.
+
+A notebook of N sources (3 insights each) and N notes on mem://, one source a long document
+(~10k words, the case where dropping whole items from the tail empties the context). The
+reference's approach is reimplemented here: one query per item (single-record gets, insights per
+source), tokens counted on ``str(dict)``, whole items dropped from the tail until the sum fits.
+
+    .venv/bin/python -m bench.context [--sources 1000] [--budget 8000] [--runs 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from surrealdb import RecordID
+
+from bench._summary import record
+from open_notebook.config import Settings
+from open_notebook.db import open_database
+from open_notebook.store import Store
+from open_notebook.tokens import get_token_counter
+from open_notebook.utils.context_builder import ContextBuilder
+
+_WORDS = (
+    "wind solar grid storage battery turbine revenue cost margin quarter growth hiring policy "
+    "report market customer contract supply demand price capacity forecast risk audit plan "
+    "the of and to in for with on by from that this is was are be as at"
+).split()
+_WEIGHTS = {"source": 100, "insight": 75, "note": 50}
+
+
+def _text(rng: random.Random, words: int) -> str:
+    sentences, left = [], words
+    while left > 0:
+        size = min(left, rng.randint(8, 20))
+        sentence = " ".join(rng.choice(_WORDS) for _ in range(size))
+        sentences.append(sentence[0].upper() + sentence[1:] + ".")
+        left -= size
+    return " ".join(sentences)
+
+
+async def _populate(store: Store, sources: int, seed: int = 7) -> str:
+    """Write the notebook with a few multi-row INSERTs (the bench must be quick to set up)."""
+    rng = random.Random(seed)
+    notebook = await store.notebooks.create("bench")
+    nb = RecordID("notebook", notebook.id.split(":", 1)[1])
+    rows, edges, insights, notes = [], [], [], []
+    for index in range(sources):
+        words = 10_000 if index == 0 else rng.randint(100, 600)
+        rows.append(
+            {
+                "id": f"s{index:05d}",
+                "title": f"Source {index}",
+                "full_text": _text(rng, words),
+                "content_hash": f"h{index}",
+            }
+        )
+        edges.append({"in": RecordID("source", f"s{index:05d}"), "out": nb})
+        for kind in ("summary", "key points", "questions"):
+            insights.append(
+                {
+                    "source": RecordID("source", f"s{index:05d}"),
+                    "insight_type": kind,
+                    "content": _text(rng, rng.randint(20, 60)),
+                }
+            )
+        notes.append(
+            {
+                "notebook": nb,
+                "title": f"Note {index}",
+                "content": _text(rng, rng.randint(20, 120)),
+                "note_type": "human",
+            }
+        )
+    await store.db.query("INSERT INTO source $rows RETURN NONE", {"rows": rows})
+    await store.db.query("INSERT RELATION INTO reference $rows RETURN NONE", {"rows": edges})
+    await store.db.query("INSERT INTO source_insight $rows RETURN NONE", {"rows": insights})
+    await store.db.query("INSERT INTO note $rows RETURN NONE", {"rows": notes})
+    return notebook.id
+
+
+@dataclass(frozen=True)
+class _RefItem:
+    id: str
+    type: str
+    priority: int
+    token_count: int
+
+
+async def reference_build(store: Store, notebook_id: str, budget: int) -> list[_RefItem]:
+    """The reference: a query per item, ``str(dict)`` token counting, drop from the tail."""
+    counter = get_token_counter()
+    items: list[_RefItem] = []
+    source_ids = (await store.notebooks.source_ids([notebook_id]))[notebook_id]
+    note_ids = (await store.notebooks.note_ids([notebook_id]))[notebook_id]
+    for source_id in source_ids:
+        source = await store.sources.get(source_id)  # Source.get
+        insights = await source.get_insights()  # one more query per source
+        context = source.context_from(insights, "long")
+        items.append(_RefItem(source.id, "source", 100, counter.count(str(context))))
+        for insight in insights:  # insights added again on their own: counted twice
+            text = str({"id": insight.id, "content": insight.content})
+            items.append(_RefItem(insight.id, "insight", 75, counter.count(text)))
+    for note_id in note_ids:
+        note = await store.notes.get(note_id)  # Note.get
+        items.append(_RefItem(note.id, "note", 50, counter.count(str(note.get_context("long")))))
+    items.sort(key=lambda item: item.priority, reverse=True)
+    while items and sum(item.token_count for item in items) > budget:
+        items.pop()
+    return items
+
+
+async def _ours(store: Store, notebook_id: str, budget: int) -> dict[str, Any]:
+    return await ContextBuilder(notebook_id=notebook_id, max_tokens=budget, store=store).build()
+
+
+async def _time(runs: int, make: Any) -> tuple[float, Any]:
+    times, result = [], None
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = await make()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+async def main(args: argparse.Namespace) -> None:
+    store = Store(await open_database(Settings(database_url="mem://")))
+    try:
+        start = time.perf_counter()
+        notebook_id = await _populate(store, args.sources)
+        print(
+            f"data: {args.sources} sources (1 of ~10k words), {3 * args.sources} insights, "
+            f"{args.sources} notes in {time.perf_counter() - start:.1f} s"
+        )
+        await _ours(store, notebook_id, args.budget)  # warm the tokenizer and caches
+        ours_s, ours = await _time(args.runs, lambda: _ours(store, notebook_id, args.budget))
+        ref_s, ref = await _time(
+            args.ref_runs, lambda: reference_build(store, notebook_id, args.budget)
+        )
+        ref_used = sum(item.token_count for item in ref)
+        ratio = ref_s / ours_s
+        print(
+            f"build time median  ours {ours_s * 1000:8.1f} ms   reference {ref_s * 1000:8.1f} ms"
+            f"   speed ratio {ratio:.1f}x"
+        )
+        print(
+            f"budget use @ {args.budget}  ours {ours['total_tokens'] / args.budget:6.1%} "
+            f"({ours['total_items']} items, {ours['metadata']['truncated_count']} truncated)"
+            f"   reference {ref_used / args.budget:6.1%} ({len(ref)} items)"
+        )
+        for budget in args.more_budgets:
+            ours_b = await _ours(store, notebook_id, budget)
+            ref_b = await reference_build(store, notebook_id, budget)
+            ref_b_used = sum(item.token_count for item in ref_b)
+            print(
+                f"budget use @ {budget}  ours {ours_b['total_tokens'] / budget:6.1%} "
+                f"({ours_b['total_items']} items)   reference {ref_b_used / budget:6.1%} "
+                f"({len(ref_b)} items)"
+            )
+        record(
+            "context",
+            f"build time, {args.sources} sources (ms)",
+            ours=round(ours_s * 1000, 1),
+            reference=round(ref_s * 1000, 1),
+        )
+        record(
+            "context",
+            f"budget use @ {args.budget}",
+            ours=round(ours["total_tokens"] / args.budget, 3),
+            reference=round(ref_used / args.budget, 3),
+            ratio=None,
+        )
+    finally:
+        await store.close()
+
+
+def _parse() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sources", type=int, default=1000)
+    parser.add_argument("--budget", type=int, default=8000)
+    parser.add_argument("--more-budgets", type=int, nargs="*", default=[32000, 128000])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--ref-runs", type=int, default=3)
+    return parser.parse_args()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(_parse()))
