@@ -1,6 +1,6 @@
 """Ingest throughput: the whole pipeline vs the embedder alone on the same texts.
 
-    .venv/bin/python -m bench.ingest [--data DIR] [--dataset business-reports] [--passages 240]
+    .venv/bin/python -m bench.ingest [--data DIR] [--dataset business-reports] [--passages 160]
 
 Pipeline = ``Ingestor.add_paths`` on a folder holding one .txt file per passage: extract (read and
 decode) → chunk → embed → store, on a fresh ``mem://`` SurrealDB, one source (one transaction) per
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--dataset", default="business-reports")
-    parser.add_argument("--passages", type=int, default=240)
+    parser.add_argument("--passages", type=int, default=160)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
 
