@@ -78,7 +78,9 @@ async def _timed(result: DemoResult, step: str, call: Callable[[], Awaitable[T]]
     return value
 
 
-async def run_demo(state: CliState, *, ask: bool = True) -> DemoResult:
+async def run_demo(
+    state: CliState, *, ask: bool = True, context_tokens: int = CONTEXT_TOKENS
+) -> DemoResult:
     """Run every step against the database in ``state.settings``; print as it goes."""
     from open_notebook.db import open_database
     from open_notebook.store import Store
@@ -90,9 +92,9 @@ async def run_demo(state: CliState, *, ask: bool = True) -> DemoResult:
         await _timed(result, "load embedder", lambda: _load_embedder(session))
         await _timed(result, "ingest", lambda: _ingest(session, result))
         await _timed(result, "search", lambda: _search(session, result))
-        await _timed(result, "context", lambda: _context(session, result))
+        await _timed(result, "context", lambda: _context(session, result, context_tokens))
         if ask:
-            await _timed(result, "ask", lambda: _ask(session, result))
+            await _timed(result, "ask", lambda: _ask(session, result, context_tokens))
         return result
     finally:
         await store.close()
@@ -139,29 +141,25 @@ async def _search(session: Session, result: DemoResult) -> None:
     out.print(hits_table(result.hits))
 
 
-async def _context(session: Session, result: DemoResult) -> None:
+async def _context(session: Session, result: DemoResult, budget: int) -> None:
     from open_notebook.cli._services import build_context
 
     out = session.state.out
-    out.rule(f"[bold]4. A {CONTEXT_TOKENS}-token context for: {QUESTION!r}")
+    out.rule(f"[bold]4. A {budget}-token context for: {QUESTION!r}")
     result.context = await build_context(
-        session,
-        result.notebook_id,
-        query=QUESTION,
-        max_tokens=CONTEXT_TOKENS,
-        render_format="markdown",
+        session, result.notebook_id, query=QUESTION, max_tokens=budget, render_format="markdown"
     )
-    print_manifest(out, result.context, CONTEXT_TOKENS)
+    print_manifest(out, result.context, budget)
 
 
-async def _ask(session: Session, result: DemoResult) -> None:
+async def _ask(session: Session, result: DemoResult, budget: int) -> None:
     from open_notebook.cli.ask import AskOptions, answer, print_citations
 
     out = session.state.out
     out.rule("[bold]5. Ask the local model (Gemma 3 270M, in-process, no key)")
     out.print(f"[bold]Q:[/] {QUESTION}")
     # The same budget as step 4 keeps the local model's prompt small (CPU prefill is the cost).
-    options = AskOptions(QUESTION, result.notebook_id, max_context_tokens=CONTEXT_TOKENS)
+    options = AskOptions(QUESTION, result.notebook_id, max_context_tokens=budget)
     result.answer = await answer(session, options)
     print_citations(session.state, result.answer)
 

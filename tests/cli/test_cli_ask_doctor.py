@@ -1,0 +1,107 @@
+"""``ask`` (against a loopback OpenAI-compatible server), ``doctor``, and the database lock."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cli_support import Invoke, json_of
+from typer.testing import CliRunner
+
+from open_notebook.cli import app
+from open_notebook.config import Settings
+from open_notebook.db import open_database
+from open_notebook.llm.testing import LoopbackChatServer
+
+
+@pytest.fixture
+def source_id(cli: Invoke, tmp_path: Path) -> str:
+    notebook = json_of(cli("--json", "notebook", "create", "Bread"))
+    path = tmp_path / "cold.md"
+    path.write_text("# Cold\n\nA cold kitchen slows fermentation and makes dense bread.")
+    added = json_of(cli("--json", "add", str(path), "-n", notebook["id"]))
+    return str(added["sources"][0]["id"])
+
+
+@pytest.fixture
+def chat_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[LoopbackChatServer]:
+    with LoopbackChatServer() as server:
+        monkeypatch.setenv("OPEN_NOTEBOOK_LLM_PROVIDER", "openai")
+        monkeypatch.setenv("OPEN_NOTEBOOK_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPEN_NOTEBOOK_LLM_MODEL", "loopback")
+        monkeypatch.setenv("OPEN_NOTEBOOK_LLM_CONTEXT_WINDOW", "4096")
+        yield server
+
+
+def test_ask_json_has_answer_checked_citations_and_manifest(
+    cli: Invoke, source_id: str, chat_server: LoopbackChatServer
+) -> None:
+    chat_server.answer = f"It is too cold [{source_id}] and yeast sleeps [source:invented]."
+    result = cli("--json", "ask", "Why is my bread dense?", "--notebook", "Bread")
+    assert result.exit_code == 0, result.output
+    done = json_of(result)
+    assert done["answer"] == chat_server.answer
+    statuses = {one["id"]: one["status"] for one in done["citations"]}
+    assert statuses == {source_id: "valid", "source:invented": "unknown"}
+    assert source_id in [entry["id"] for entry in done["manifest"]["included"]]
+    sent = chat_server.requests[0]["messages"]
+    assert any(f"[{source_id}]" in message["content"] for message in sent)
+
+
+def test_ask_streams_the_answer_then_the_citations(
+    cli: Invoke, source_id: str, chat_server: LoopbackChatServer
+) -> None:
+    chat_server.answer = f"Warm the water [{source_id}]."
+    result = cli("ask", "Why dense?", "-n", "Bread")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"Warm the water [{source_id}].")
+    assert "valid" in result.stdout
+
+
+def test_ask_empty_question_and_missing_model_exit_2(
+    cli: Invoke, source_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = cli("ask", "  ", "-n", "Bread")
+    assert empty.exit_code == 2
+    assert "question" in empty.stderr
+    monkeypatch.setenv("OPEN_NOTEBOOK_LLM_PROVIDER", "none")
+    unconfigured = cli("ask", "Why?", "-n", "Bread")
+    assert unconfigured.exit_code == 2
+    assert "OPEN_NOTEBOOK_LLM_PROVIDER" in unconfigured.stderr
+
+
+def test_doctor_reports_each_check(cli: Invoke) -> None:
+    result = cli("--json", "doctor", "--skip-llm")
+    assert result.exit_code == 0, result.output
+    report = json_of(result)
+    assert report["ok"] is True
+    names = [check["name"] for check in report["checks"]]
+    assert names == ["embedding model", "tokenizer", "database", "language model"]
+    database = report["checks"][2]
+    assert database["status"] == "ok"
+    assert "surrealdb-3" in database["detail"]
+
+
+def test_doctor_fails_with_exit_1_on_a_bad_setting(
+    cli: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPEN_NOTEBOOK_TOKENIZER", "not-a-tokenizer")
+    result = cli("doctor", "--skip-llm")
+    assert result.exit_code == 1
+    assert "fail" in result.stdout
+    assert "not-a-tokenizer" in result.stdout
+
+
+async def test_a_held_database_says_who_holds_it_and_what_to_do(db_url: str) -> None:
+    holder = await open_database(Settings(database_url=db_url))
+    try:
+        result = await asyncio.to_thread(
+            CliRunner().invoke, app, ["--db", db_url, "notebook", "list"]
+        )
+    finally:
+        await holder.close()
+    assert result.exit_code == 1
+    assert "in use by another process" in result.stderr
+    assert "--db ws://" in result.stderr
