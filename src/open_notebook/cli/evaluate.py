@@ -49,7 +49,11 @@ def evaluate(
 ) -> None:
     """Measure nDCG@10, Recall@100 and MRR@10 in a temporary in-memory database."""
     state = wants_json(ctx, json_flag)
-    modes = [m.value for m in EvalMode if m is not EvalMode.ALL] if mode is EvalMode.ALL else [mode]
+    modes = (
+        [m.value for m in EvalMode if m is not EvalMode.ALL]
+        if mode is EvalMode.ALL
+        else [mode.value]
+    )
     results = guard(state, lambda: asyncio.run(_evaluate(state, dataset, modes, max_queries)))
     if state.json_output:
         emit_json(results[0] if len(results) == 1 else {"results": results})
