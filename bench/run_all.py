@@ -30,7 +30,7 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 SUMMARY_ENV = "OPEN_NOTEBOOK_BENCH_SUMMARY"
 # Lines worth repeating in the summary when a benchmark writes no rows of its own.
 _RESULT_LINE = re.compile(
-    r"ratio|×|\bx\b|p50|p95|p99|ndcg|recall|mrr|passages/s|per second|/s\b|budget|speed",
+    r"ratio|×|\d x\b|\dx\b|p50|p95|p99|ndcg|recall|mrr|passages/s|per second|/s\b|budget|speed",
     re.IGNORECASE,
 )
 _MAX_LINES = 8
@@ -58,21 +58,40 @@ class Outcome:
 
 
 BENCHES: tuple[Bench, ...] = (
-    Bench("ingest", "bench.ingest", ("--passages", "300"), timeout_s=240),
-    Bench("search", "bench.search", ("--sizes", "10000,50000"), ("--sizes", "10000,50000,200000")),
-    Bench("context", "bench.context", ("--sources", "1000"), timeout_s=240),
+    Bench("ingest", "bench.ingest", ("--passages", "160", "--repeats", "2"), (), timeout_s=300),
+    Bench(
+        "search",
+        "bench.search",
+        ("--sizes", "10000,50000", "--queries", "30"),
+        ("--sizes", "10000,50000,200000"),
+        timeout_s=420,
+    ),
+    Bench(
+        "context",
+        "bench.context",
+        ("--sources", "1000", "--runs", "3", "--ref-runs", "1", "--more-budgets"),
+        (),
+        timeout_s=300,
+    ),
     Bench(
         "load_context",
         "bench.load_context",
         ("--seconds", "20", "--clients", "32", "--chunks", "3000"),
         ("--seconds", "60", "--clients", "32", "--chunks", "10000"),
+        timeout_s=420,
+    ),
+    Bench(
+        "chat_local",
+        "bench.chat_local",
+        ("--budgets", "512,1536", "--answer", "32"),
+        (),
         timeout_s=300,
     ),
     Bench(
-        "eval cranfield (hybrid)",
+        "eval cranfield",
         "open_notebook.cli",
-        ("eval", "--dataset", str(SHARED_DATA / "cranfield"), "--mode", "hybrid"),
-        timeout_s=400,
+        ("eval", "--dataset", str(SHARED_DATA / "cranfield"), "--mode", "all"),
+        timeout_s=600,
         needs=(SHARED_DATA / "cranfield",),
     ),
 )
