@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +47,8 @@ class Bench:
     full: tuple[str, ...] = ()
     timeout_s: float = 300.0
     needs: tuple[Path, ...] = ()
+    # Turns the benchmark's stdout into rows, for commands that print JSON instead of rows.
+    parse: Callable[[str], list[dict[str, object]]] | None = None
 
 
 @dataclass(slots=True)
@@ -55,6 +58,25 @@ class Outcome:
     seconds: float
     rows: list[dict[str, object]] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+
+
+def eval_rows(output: str) -> list[dict[str, object]]:
+    """Rows from ``open-notebook --json eval --mode all``: quality and latency per mode."""
+    document = json.loads(output)
+    rows: list[dict[str, object]] = []
+    for result in document.get("results", [document]):
+        mode = result["mode"]
+        rows.append({"measure": f"{mode}: nDCG@10 / R@100 / MRR@10", "ours": _triple(result)})
+        rows.append({"measure": f"{mode}: query p50 / p95 (ms)", "ours": _pair(result)})
+    return rows
+
+
+def _triple(result: dict[str, float]) -> str:
+    return " / ".join(f"{result[key]:.3f}" for key in ("ndcg@10", "recall@100", "mrr@10"))
+
+
+def _pair(result: dict[str, float]) -> str:
+    return f"{result['latency_ms_p50']:.1f} / {result['latency_ms_p95']:.1f}"
 
 
 BENCHES: tuple[Bench, ...] = (
@@ -90,9 +112,10 @@ BENCHES: tuple[Bench, ...] = (
     Bench(
         "eval cranfield",
         "open_notebook.cli",
-        ("eval", "--dataset", str(SHARED_DATA / "cranfield"), "--mode", "all"),
+        ("--json", "eval", "--dataset", str(SHARED_DATA / "cranfield"), "--mode", "all"),
         timeout_s=600,
         needs=(SHARED_DATA / "cranfield",),
+        parse=eval_rows,
     ),
 )
 
@@ -121,6 +144,8 @@ def run_one(bench: Bench, *, full: bool, workdir: Path) -> Outcome:
     (workdir / f"{bench.name.split()[0]}.log").write_text(done.stdout + "\n" + done.stderr)
     status = "ok" if done.returncode == 0 else f"exit {done.returncode}"
     rows = _read_rows(summary)
+    if bench.parse is not None and done.returncode == 0:
+        rows += bench.parse(done.stdout)
     lines = [] if rows else _result_lines(done.stdout)
     if done.returncode != 0 and not lines:
         lines = done.stderr.strip().splitlines()[-3:]
