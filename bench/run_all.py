@@ -145,7 +145,10 @@ def run_one(bench: Bench, *, full: bool, workdir: Path) -> Outcome:
     status = "ok" if done.returncode == 0 else f"exit {done.returncode}"
     rows = _read_rows(summary)
     if bench.parse is not None and done.returncode == 0:
-        rows += bench.parse(done.stdout)
+        try:
+            rows += bench.parse(done.stdout)
+        except (ValueError, KeyError, TypeError) as exc:
+            status = f"unreadable output ({exc})"
     lines = [] if rows else _result_lines(done.stdout)
     if done.returncode != 0 and not lines:
         lines = done.stderr.strip().splitlines()[-3:]
