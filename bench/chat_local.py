@@ -56,7 +56,8 @@ async def one_budget(
     statuses = [f"{c.id}={c.status.value}" for c in done.citations] or ["none"]
     print(
         f"budget {budget}: context {done.context_tokens} gemma tokens ({o200k} o200k), "
-        f"request {done.plan['request_tokens']} of window {done.plan['window']}; "
+        f"request {done.plan['request_tokens']} of window {done.plan['window']}, "
+        f"{done.plan['context_attempts']} build(s) to fit; "
         f"first token {first_token or 0:.2f} s, total {total:.2f} s; "
         f"prefill {timings.get('prompt_per_second', 0):.0f} tokens/s, "
         f"decode {timings.get('predicted_per_second', 0):.1f} tokens/s; citations {statuses}"

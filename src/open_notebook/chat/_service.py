@@ -123,6 +123,8 @@ def _done(final: Mapping[str, Any], llm: LanguageModel) -> DoneEvent:
     plan_dict = plan.as_dict() if plan else {}
     plan_dict["request_tokens"] = int(final.get("request_tokens") or 0)
     plan_dict["context_tokens"] = context.model_tokens if context else 0
+    # Builds needed to fit the model's own count (1 when the builder's tokenizer agreed).
+    plan_dict["context_attempts"] = context.attempts if context else 0
     return DoneEvent(
         answer=str(final.get("answer") or ""),
         citations=tuple(final.get("citations") or ()),

@@ -27,9 +27,9 @@ LOCAL_MODEL_ID: Final = "gemma-3-270m-q4_k_m"
 # window is smaller to keep one answer within seconds, not minutes.
 GEMMA_MAX_WINDOW: Final = 32_768
 DEFAULT_LOCAL_WINDOW: Final = 8_192
-# It is a small model that keeps writing turns of its own, or echoes context blocks after its
-# answer: stop at any turn marker and at the start of a labelled context block.
-GEMMA_STOPS: Final = ("<end_of_turn>", "<start_of_turn>", "<eos>", "\n### [")
+# It is a small model that keeps writing turns of its own, echoes context blocks or invents the
+# next question after its answer: stop at turn markers, context labels and a new "Question:".
+GEMMA_STOPS: Final = ("<end_of_turn>", "<start_of_turn>", "<eos>", "\n### [", "\nQuestion:")
 # Measured on this model: without a started reply it mostly echoes the prompt back; after
 # "Answer:" it answers. The prefix is part of the prompt (and its count), never of the answer.
 ANSWER_PREFIX: Final = "Answer:"
