@@ -20,6 +20,7 @@ from open_notebook.embeddings import (
     OpenAICompatibleEmbedder,
     create_embedder,
 )
+from open_notebook.embeddings._onnx import sha256_of
 from open_notebook.errors import ConfigurationError, ModelError
 
 
@@ -90,6 +91,14 @@ def test_minilm_refuses_a_missing_model_file(tmp_path: Path) -> None:
     embedder = OnnxMiniLMEmbedder(model_path=tmp_path / "missing.onnx")
     with pytest.raises(ModelError, match="not found"):
         embedder.embed_documents(["x"])
+
+
+def test_minilm_reports_a_model_file_onnxruntime_cannot_load(tmp_path: Path) -> None:
+    path = tmp_path / "garbage.onnx"
+    path.write_bytes(b"not an onnx model")
+    embedder = OnnxMiniLMEmbedder(model_path=path, model_sha256=sha256_of(path))
+    with pytest.raises(ModelError, match="cannot load"):
+        embedder.warm_up()
 
 
 def test_fake_embedder_is_deterministic_and_word_based() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import threading
@@ -144,6 +145,16 @@ def _load_tokenizers() -> tuple[Tokenizer, Tokenizer]:
     return counter, encoder
 
 
+@functools.cache
+def _ort_errors() -> tuple[type[Exception], ...]:
+    """onnxruntime's own exception classes (they derive from Exception directly), and the usual."""
+    from onnxruntime.capi import onnxruntime_pybind11_state as state
+
+    found = [getattr(state, name) for name in dir(state)]
+    own = [one for one in found if isinstance(one, type) and issubclass(one, Exception)]
+    return (RuntimeError, ValueError, *own)
+
+
 def _load_session(path: Path, threads: int) -> onnxruntime.InferenceSession:
     import onnxruntime
 
@@ -155,7 +166,7 @@ def _load_session(path: Path, threads: int) -> onnxruntime.InferenceSession:
         return onnxruntime.InferenceSession(
             str(path), sess_options=options, providers=["CPUExecutionProvider"]
         )
-    except (RuntimeError, ValueError, onnxruntime.capi.onnxruntime_pybind11_state.Fail) as error:
+    except _ort_errors() as error:
         raise ModelError(f"cannot load the embedding model {path}: {error}") from error
 
 
@@ -166,7 +177,7 @@ def _run(session: onnxruntime.InferenceSession, encoder: Tokenizer, texts: list[
     feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
     try:
         (hidden,) = session.run(["last_hidden_state"], feeds)
-    except RuntimeError as error:
+    except _ort_errors() as error:
         raise ModelError(
             f"the embedding model failed on a batch of {len(texts)}: {error}"
         ) from error

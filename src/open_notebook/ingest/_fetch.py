@@ -31,6 +31,8 @@ async def check_url(url: str, *, allow_private: bool) -> None:
     """Refuse non-HTTP URLs and hosts that resolve to a private, loopback or link-local address.
 
     Every address the name resolves to is checked, so one public record cannot hide a private one.
+    The HTTP client resolves the name again when it connects; a DNS server that answers
+    differently within that moment (rebinding) is not caught here.
     """
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -39,7 +41,9 @@ async def check_url(url: str, *, allow_private: bool) -> None:
         return
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(
-            parts.hostname, parts.port or 80, type=socket.SOCK_STREAM
+            parts.hostname,
+            parts.port or (443 if parts.scheme == "https" else 80),
+            type=socket.SOCK_STREAM,
         )
     except socket.gaierror as error:
         raise ExtractionError(url, f"cannot resolve host {parts.hostname!r} ({error})") from error
@@ -81,8 +85,8 @@ async def _get(client: httpx.AsyncClient, url: str, max_bytes: int) -> tuple[byt
                 return str(response.headers["location"])
             if response.status_code >= 400:
                 raise ExtractionError(url, f"the server answered HTTP {response.status_code}")
-            declared = int(response.headers.get("content-length") or 0)
-            if declared > max_bytes:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > max_bytes:
                 raise _too_large(url, max_bytes)
             body = bytearray()
             async for block in response.aiter_bytes():

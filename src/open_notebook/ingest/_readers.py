@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import re
-import unicodedata
 import zipfile
 from typing import Final
 
@@ -16,6 +15,7 @@ _MD_HEADING: Final = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILIN
 _UTF16_BOMS: Final = (b"\xff\xfe", b"\xfe\xff")
 # Text with more control characters than this is a binary file that happened to decode.
 _MAX_CONTROL_RATIO: Final = 0.01
+_CONTROL: Final = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")  # Cc except tabs and line breaks
 _TITLE_CHARS: Final = 200
 _WESTERN: Final = ("cp1252", "latin_1", "iso8859_15")
 
@@ -32,9 +32,7 @@ def decode_text(name: str, data: bytes) -> str:
             text = _guess_decode(data)
     if text is None:
         raise ExtractionError(name, "binary content: no text encoding fits")
-    controls = sum(
-        1 for char in text if unicodedata.category(char) == "Cc" and char not in "\t\n\r\f"
-    )
+    controls = sum(1 for _ in _CONTROL.finditer(text))
     if controls > _MAX_CONTROL_RATIO * max(len(text), 1):
         raise ExtractionError(name, "binary content (control characters), not text")
     return text
