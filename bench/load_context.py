@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import httpx
+
 from bench._server import ServerProcess, snapshot
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"
@@ -61,7 +62,8 @@ async def seed(base_url: str, headers: dict[str, str], target_chunks: int) -> tu
     """Create a notebook and add sources until it holds ``target_chunks`` chunks."""
     async with httpx.AsyncClient(base_url=base_url, headers=headers, timeout=600) as client:
         response = await client.post("/api/notebooks", json={"name": "load test"})
-        response.raise_for_status()
+        if response.status_code != 201:
+            raise RuntimeError(f"seeding failed: {response.status_code} {response.text[:300]}")
         notebook_id = response.json()["id"]
         chunks = 0
         texts = iter(_source_texts(_documents(), per_source=12))
@@ -72,27 +74,35 @@ async def seed(base_url: str, headers: dict[str, str], target_chunks: int) -> tu
                 *(
                     client.post(
                         "/api/sources",
-                        json={"title": title, "text": text, "notebook_ids": [notebook_id]},
+                        json={"title": title, "text": text, "notebook_id": notebook_id},
                     )
                     for title, text in batch
                 )
             )
             for reply in replies:
-                reply.raise_for_status()
+                if reply.status_code != 201:
+                    raise RuntimeError(f"seeding failed: {reply.status_code} {reply.text[:300]}")
                 chunks += int(reply.json()["chunk_count"])
             print(f"\r  seeded {chunks} chunks", end="", flush=True)
         print(f"\n  seeding took {time.perf_counter() - started:.1f} s")
     return notebook_id, chunks
 
 
+async def existing_notebook(base_url: str, headers: dict[str, str]) -> str:
+    async with httpx.AsyncClient(base_url=base_url, headers=headers, timeout=60) as client:
+        notebook_id: str = (await client.get("/api/notebooks")).json()["data"][0]["id"]
+        return notebook_id
+
+
 async def hammer(
-    base_url: str, headers: dict[str, str], notebook_id: str, clients: int, seconds: float
+    base_url: str, headers: dict[str, str], notebook_id: str, args: argparse.Namespace
 ) -> tuple[list[float], dict[str, int]]:
     """Post context requests from ``clients`` tasks until the deadline."""
     queries = _queries()
     latencies: list[float] = []
     outcomes: dict[str, int] = {}
-    deadline = time.perf_counter() + seconds
+    clients = args.clients
+    deadline = time.perf_counter() + args.seconds
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
 
     async def one_client(number: int, client: httpx.AsyncClient) -> None:
@@ -102,6 +112,7 @@ async def hammer(
                 "notebook_id": notebook_id,
                 "query": queries[turn % len(queries)],
                 "max_tokens": 2000,
+                "mode": args.mode,
             }
             turn += clients
             started = time.perf_counter()
@@ -116,7 +127,7 @@ async def hammer(
             outcomes[key] = outcomes.get(key, 0) + 1
 
     async with httpx.AsyncClient(
-        base_url=base_url, headers=headers, timeout=120, limits=limits
+        base_url=base_url, headers=headers, timeout=args.timeout, limits=limits
     ) as client:
         await asyncio.gather(*(one_client(number, client) for number in range(clients)))
     return latencies, outcomes
@@ -134,9 +145,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument("--chunk-tokens", type=int, default=64)
     parser.add_argument("--embedder", default="fake")
+    parser.add_argument("--mode", default="hybrid", choices=["hybrid", "vector", "text"])
+    parser.add_argument("--timeout", type=float, default=300.0, help="per request, seconds")
+    parser.add_argument("--reuse", type=Path, help="a workdir seeded by an earlier run")
     args = parser.parse_args(argv)
 
-    workdir = Path(tempfile.mkdtemp(prefix="load-context-"))
+    workdir = args.reuse or Path(tempfile.mkdtemp(prefix="load-context-"))
     env = {
         "OPEN_NOTEBOOK_DATA_DIR": str(workdir),
         "OPEN_NOTEBOOK_DATABASE_URL": f"surrealkv://{workdir / 'db'}",
@@ -149,14 +163,18 @@ def main(argv: list[str] | None = None) -> int:
     headers = {"Authorization": "Bearer load-test-token"}
     print(f"database in {workdir}")
     with ServerProcess(env) as server:
-        notebook_id, chunks = asyncio.run(seed(server.base_url, headers, args.chunks))
+        if args.reuse:
+            notebook_id = asyncio.run(existing_notebook(server.base_url, headers))
+        else:
+            notebook_id, _ = asyncio.run(seed(server.base_url, headers, args.chunks))
     before = snapshot(env)
     print(f"before: {before}")
     with ServerProcess(env) as server:
-        print(f"load: {args.clients} clients for {args.seconds:.0f} s on {server.base_url}")
-        latencies, outcomes = asyncio.run(
-            hammer(server.base_url, headers, notebook_id, args.clients, args.seconds)
+        print(
+            f"load: {args.clients} clients for {args.seconds:.0f} s on {server.base_url}, "
+            f"mode {args.mode}"
         )
+        latencies, outcomes = asyncio.run(hammer(server.base_url, headers, notebook_id, args))
     after = snapshot(env)
     print(f"after:  {after}")
     return _report(latencies, outcomes, args.seconds, before == after)

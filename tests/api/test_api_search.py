@@ -105,3 +105,13 @@ async def test_rebuild_runs_in_background_and_reports_progress(
     assert state["done"] == state["total"] == len(filled)
     assert await store.chunks.count() == chunks
     assert await store.chunks.embedding_models() == {state["embedding_model"]: chunks}
+
+
+@pytest.mark.parametrize("mode", ["vector", "text"])
+async def test_query_context_in_each_search_mode(
+    client: AsyncClient, notebook: dict[str, Any], filled: dict[str, str], mode: str
+) -> None:
+    body = {"notebook_id": notebook["id"], "query": "moon tides", "mode": mode, "limit": 5}
+    response = await client.post("/api/context", json=body)
+    assert response.status_code == 200, response.text
+    assert response.json()["sources"][0]["id"] == filled["Tides"]

@@ -75,10 +75,10 @@ async def _build(
         list(dict.fromkeys([*body.source_ids, *config_sources])),
         list(dict.fromkeys([*body.note_ids, *config_notes])),
     )
-    params = body.model_dump(exclude_none=True, exclude={"context_config"})
+    params = body.model_dump(exclude_none=True, exclude={"context_config", "mode", "limit"})
     if config is not None:
         params["context_config"] = config.model_dump(exclude_none=True)
     if body.query is not None:
-        params["searcher"] = search
+        params.update(searcher=search, mode=body.mode, limit=body.limit)
     payload = await ContextBuilder(store=store, **params).build()
     return ContextPublic.model_validate(payload)

@@ -99,6 +99,10 @@ class ContextRequest(BaseModel):
         max_length=QUERY_CEILING,
         description="rank and pick by relevance to this question (hybrid search in the notebook)",
     )
+    mode: SearchMode = Field(
+        default=SearchMode.HYBRID, description="how `query` searches the notebook"
+    )
+    limit: int = Field(default=50, ge=1, le=1000, description="search hits `query` considers")
     context_config: ContextConfigBody | None = None
     max_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
     format: RenderFormat = RenderFormat.MARKDOWN
