@@ -110,3 +110,10 @@ def test_eval_missing_dataset_exits_2(cli: Invoke, tmp_path: Path) -> None:
     result = cli("eval", "--dataset", str(tmp_path / "nope"))
     assert result.exit_code == 2
     assert "BEIR layout" in result.stderr
+
+
+def test_context_of_an_empty_notebook_says_what_to_do(cli: Invoke) -> None:
+    cli("notebook", "create", "Empty")
+    result = cli("context", "--notebook", "Empty")
+    assert result.exit_code == 0, result.output
+    assert "open-notebook add" in result.stdout

@@ -69,11 +69,7 @@ def main(
     ] = False,
 ) -> None:
     """Open Notebook: build the right context for a question from your own documents."""
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    logging.getLogger("open_notebook").setLevel(logging.DEBUG if verbose else logging.WARNING)
     try:
         settings = _settings(db, data_dir)
     except ValidationError as exc:
@@ -88,6 +84,7 @@ def main(
 
 def run(argv: list[str] | None = None) -> NoReturn:
     """Console-script entry: run the app, flush, and leave with its exit code via ``os._exit``."""
+    logging.basicConfig(format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     code = int(ExitCode.OK)
     try:
         app(args=argv, prog_name="open-notebook")

@@ -89,6 +89,13 @@ def context(
         )
 
     def render(payload: dict[str, Any]) -> None:
+        manifest = payload.get("manifest") or {}
+        if not manifest.get("included") and not manifest.get("dropped"):
+            state.out.print(
+                "nothing to put in context: the notebook has no sources or notes yet "
+                "(add some with `open-notebook add PATH --notebook N`)"
+            )
+            return
         print_manifest(state.out, payload, max_tokens)
         if show_text:
             state.out.rule("rendered context")
