@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any
 
 from open_notebook.context import Assembly, Dropped, DropReason, ItemType, assemble
 from open_notebook.context.model import Candidate, sort_key
@@ -37,7 +37,7 @@ from open_notebook.utils.context_items import (
     note_item,
     source_item,
 )
-from open_notebook.utils.context_query import hit_parents, items_from_hits
+from open_notebook.utils.context_query import Searcher, hit_parents, items_from_hits, run_search
 from open_notebook.utils.context_response import format_response
 
 __all__ = [
@@ -57,14 +57,6 @@ _TYPE_OF_TABLE = {
     "note": ItemType.NOTE,
     "source_insight": ItemType.INSIGHT,
 }
-
-
-class Searcher(Protocol):
-    """What the query-driven build needs from search (``open_notebook.search.SearchService``)."""
-
-    async def search(
-        self, query: str, *, notebook_id: str | None = ..., mode: SearchMode = ..., limit: int = ...
-    ) -> list[SearchHit]: ...
 
 
 class ContextBuilder:
@@ -268,17 +260,13 @@ class ContextBuilder:
         searcher = self.params.get("searcher")
         if self.query is None or searcher is None:
             return []
-        try:
-            mode = SearchMode(self.params.get("mode", SearchMode.HYBRID))
-        except ValueError:
-            raise InvalidInputError("mode must be hybrid, vector or text", field="mode") from None
-        limit = self.params.get("limit", 50)
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise InvalidInputError("limit must be a positive integer", field="limit")
-        hits: list[SearchHit] = await searcher.search(
-            self.query, notebook_id=self.notebook_id, mode=mode, limit=limit
+        return await run_search(
+            searcher,
+            self.query,
+            self.notebook_id,
+            self.params.get("mode", SearchMode.HYBRID),
+            self.params.get("limit", 50),
         )
-        return hits
 
     def _gather(self, hits: Sequence[SearchHit]) -> None:
         for source_id in self._requested_sources():

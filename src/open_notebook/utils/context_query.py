@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from open_notebook.context import DropReason, ItemType
+from open_notebook.errors import InvalidInputError
 from open_notebook.ids import table_of
-from open_notebook.search.types import SearchHit
+from open_notebook.search.types import SearchHit, SearchMode
 from open_notebook.utils.context_fetch import ContextData
 from open_notebook.utils.context_items import (
     ContextItem,
@@ -19,6 +20,27 @@ from open_notebook.utils.context_items import (
 
 if TYPE_CHECKING:
     from open_notebook.utils.context_builder import ContextBuilder
+
+
+class Searcher(Protocol):
+    """What the query-driven build needs from search (``open_notebook.search.SearchService``)."""
+
+    async def search(
+        self, query: str, *, notebook_id: str | None = ..., mode: SearchMode = ..., limit: int = ...
+    ) -> list[SearchHit]: ...
+
+
+async def run_search(
+    searcher: Searcher, query: str, notebook_id: str | None, mode: object, limit: object
+) -> list[SearchHit]:
+    """Run the search with checked arguments (the searcher checks the rest)."""
+    if not isinstance(mode, str) or mode not in {one.value for one in SearchMode}:
+        raise InvalidInputError(f"mode must be hybrid, vector or text, got {mode!r}", field="mode")
+    search_mode = SearchMode(mode)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidInputError("limit must be a positive integer", field="limit")
+    return await searcher.search(query, notebook_id=notebook_id, mode=search_mode, limit=limit)
+
 
 _TYPES = {"source": ItemType.SOURCE, "note": ItemType.NOTE, "source_insight": ItemType.INSIGHT}
 
