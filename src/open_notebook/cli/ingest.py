@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -66,15 +67,20 @@ def progress_bar(state: CliState, label: str) -> Iterator[Callable[[IngestProgre
         task = progress.add_task(label, total=None)
 
         def update(event: IngestProgress) -> None:
-            item = f" {event.item}" if event.item else ""
             progress.update(
                 task,
                 total=event.total or None,
                 completed=event.done,
-                description=f"{event.phase}{item}"[:60],
+                description=f"{event.phase} {_short(event.item)}".strip(),
             )
 
         yield update
+
+
+def _short(item: str, width: int = 40) -> str:
+    """A file's name (not its whole path) or the start of a URL, to fit the progress line."""
+    name = item if "://" in item else Path(item).name
+    return name if len(name) <= width else name[: width - 1] + "…"
 
 
 async def ingest_paths(session: Session, notebook_id: str, items: list[str]) -> IngestReport:
