@@ -58,7 +58,7 @@ def evaluate(
     if state.json_output:
         emit_json(results[0] if len(results) == 1 else {"results": results})
         return
-    table = Table("mode", *_METRICS, "queries")
+    table = Table("mode", "nDCG@10", "R@100", "MRR@10", "p50 ms", "p95 ms", "queries")
     for row in results:
         table.add_row(
             str(row["mode"]), *(_cell(row.get(name)) for name in _METRICS), str(row["queries"])
