@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -49,9 +50,11 @@ class EsperantoModel:
         self, messages: Sequence[ChatMessage], *, max_tokens: int, stop: Sequence[str] = ()
     ) -> AsyncIterator[str]:
         del stop  # Esperanto has no portable stop parameter; the prompt asks for a short answer
-        self._delegate.max_tokens = max_tokens
         payload = [{"role": m.role.value, "content": m.content} for m in messages]
-        chunks = await self._delegate.achat_complete(payload, stream=True)
+        # Per-request kwargs take priority over the model's config (Esperanto's documented rule).
+        chunks = self._delegate.achat_complete(payload, stream=True, max_tokens=max_tokens)
+        if inspect.isawaitable(chunks):  # some versions return the stream from a coroutine
+            chunks = await chunks
         async for chunk in chunks:
             text = _chunk_text(chunk)
             if text:
