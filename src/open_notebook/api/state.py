@@ -13,6 +13,8 @@ from open_notebook.ingest import Ingestor
 from open_notebook.search import SearchService
 from open_notebook.store import Store
 
+RETRIEVAL_SLOTS = 2
+
 
 @dataclass(slots=True)
 class AppState:
@@ -24,6 +26,11 @@ class AppState:
     # One search service for the app: it caches each notebook's vectors between requests.
     search: SearchService
     ingestor: Ingestor
+    # Admission control for search and context builds: each is CPU- and engine-heavy, and 32 at
+    # once only contend (slower each, worse tail); a fair FIFO queue of a few keeps the loop free.
+    retrieval_slots: asyncio.Semaphore = field(
+        default_factory=lambda: asyncio.Semaphore(RETRIEVAL_SLOTS)
+    )
     llm: Any = None
     llm_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     rebuild: RebuildTracker = field(default_factory=RebuildTracker)

@@ -11,7 +11,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from open_notebook.api.deps import SearchDep, SettingsDep, StoreDep
+from open_notebook.api.deps import SearchDep, SettingsDep, StateDep, StoreDep
 from open_notebook.api.schemas.retrieval import (
     ContextPublic,
     ContextRequest,
@@ -35,16 +35,22 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 
 @router.post("/context", responses=_RESPONSES)
 async def build_context(
-    body: ContextRequest, store: StoreDep, search: SearchDep, settings: SettingsDep
+    body: ContextRequest,
+    state: StateDep,
+    store: StoreDep,
+    search: SearchDep,
+    settings: SettingsDep,
 ) -> ContextPublic:
     """Build a context from a notebook, chosen sources and notes, and/or a question."""
-    return await _build(body, store, search, settings)
+    async with state.retrieval_slots:
+        return await _build(body, store, search, settings)
 
 
 @router.post("/notebooks/{notebook_id}/context", responses=_RESPONSES)
 async def build_notebook_context(
     notebook_id: str,
     body: ReferenceContextRequest,
+    state: StateDep,
     store: StoreDep,
     search: SearchDep,
     settings: SettingsDep,
@@ -55,7 +61,8 @@ async def build_notebook_context(
         context_config=body.context_config,
         max_tokens=body.max_tokens,
     )
-    return await _build(request, store, search, settings)
+    async with state.retrieval_slots:
+        return await _build(request, store, search, settings)
 
 
 async def _build(
