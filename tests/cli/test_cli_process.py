@@ -18,14 +18,7 @@ def test_process_exit_codes_and_one_json_document(tmp_path: Path) -> None:
     assert created.returncode == 0, created.stderr
     assert json.loads(created.stdout)["id"].startswith("notebook:")
 
-    listed = _run(tmp_path, "notebook", "list", "--json")
-    assert listed.returncode == 0, listed.stderr
-    assert [row["name"] for row in json.loads(listed.stdout)["notebooks"]] == ["Process"]
-
     missing = _run(tmp_path, "notebook", "show", "nope")
     assert missing.returncode == 2
     assert missing.stdout == ""
     assert "open-notebook notebook list" in missing.stderr
-
-    usage = _run(tmp_path, "no-such-command")
-    assert usage.returncode == 2
