@@ -1,0 +1,219 @@
+"""Search latency at notebook scale: ours (vector, BM25, hybrid) vs SurrealDB brute-force cosine.
+
+    .venv/bin/python -m bench.search [--sizes 10000,50000,200000] [--queries 50] [--brute 10]
+
+Per size: one notebook of N chunks (random unit 384-d vectors, text cycled from Cranfield
+abstracts) written with bulk INSERTs; the reference's approach (``vector::similarity::cosine`` with
+ORDER BY over every row) runs in the same database, on a capped number of queries. Latencies are
+end to end through ``SearchService.search`` (version check, search, chunk details).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from surrealdb import RecordID
+
+from bench._summary import record
+from open_notebook.config import Settings
+from open_notebook.db import open_database
+from open_notebook.search import HitType, SearchMode, SearchService
+from open_notebook.store import Store
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"
+DIM = 384
+SOURCES = 100
+BATCH = 1000
+
+
+class BenchEmbedder:
+    """Queries are noisy copies of stored vectors, so nearest neighbours are meaningful."""
+
+    model_id = "bench-random-384"
+    max_tokens = 256
+
+    def __init__(self, matrix: np.ndarray, seed: int = 1) -> None:
+        self._matrix = matrix
+        self._rng = np.random.default_rng(seed)
+        self.last: np.ndarray | None = None
+
+    @property
+    def dim(self) -> int:
+        return DIM
+
+    def embed_query(self, text: str) -> np.ndarray:  # noqa: ARG002 (the text is not used)
+        row = self._matrix[self._rng.integers(len(self._matrix))]
+        vector = row + 0.5 * self._rng.standard_normal(DIM).astype(np.float32) / np.sqrt(DIM)
+        self.last = (vector / np.linalg.norm(vector)).astype(np.float32)
+        return self.last
+
+
+def texts_and_queries() -> tuple[list[str], list[str]]:
+    corpus = [json.loads(line)["text"] for line in (DATA / "corpus.jsonl").open()]
+    queries = [json.loads(line)["text"] for line in (DATA / "queries.jsonl").open()]
+    return corpus, queries
+
+
+async def build(store: Store, size: int, matrix: np.ndarray, texts: list[str]) -> str:
+    """One notebook with ``size`` chunks; the brute-force table holds the same vectors."""
+    nb = (await store.notebooks.create(f"bench {size}")).id
+    sources = [RecordID("source", f"b{i}") for i in range(SOURCES)]
+    await store.db.query(
+        "FOR $s IN $sources { CREATE $s SET title = 'bench', full_text = 'x', content_hash = 'h';"
+        " RELATE $s->reference->$nb; };",
+        {"sources": sources, "nb": RecordID("notebook", nb.split(":", 1)[1])},
+    )
+    for start in range(0, size, BATCH):
+        rows = range(start, min(size, start + BATCH))
+        chunks = [_chunk(i, sources[i % SOURCES], texts[i % len(texts)], matrix[i]) for i in rows]
+        brute = [{"embedding": matrix[i].tolist()} for i in rows]
+        await store.db.query(
+            "INSERT INTO chunk $chunks RETURN NONE; INSERT INTO bf $brute RETURN NONE;",
+            {"chunks": chunks, "brute": brute},
+        )
+    await store.db.query("UPDATE type::record($nb) SET version += 1", {"nb": nb})
+    return nb
+
+
+def _chunk(i: int, source: RecordID, text: str, vector: np.ndarray) -> dict[str, Any]:
+    return {
+        "parent": source,
+        "source": source,
+        "kind": "source",
+        "ord": i,
+        "text": text,
+        "token_count": len(text.split()),
+        "char_start": 0,
+        "char_end": len(text),
+        "embedding_f32": vector.astype("<f4").tobytes(),
+        "model_id": BenchEmbedder.model_id,
+        "dim": DIM,
+    }
+
+
+async def timed(call: Callable[[], Awaitable[Any]], count: int) -> list[float]:
+    times = []
+    for _ in range(count):
+        started = time.perf_counter()
+        await call()
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def pct(times: list[float], percent: int) -> float:
+    if len(times) < 2:
+        return times[0] if times else float("nan")
+    return statistics.quantiles(times, n=100, method="inclusive")[percent - 1]
+
+
+async def run_size(
+    size: int, args: argparse.Namespace, texts: list[str], queries: list[str]
+) -> None:
+    rng = np.random.default_rng(size)
+    matrix = rng.standard_normal((size, DIM), dtype=np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    settings = Settings(database_url="mem://")
+    store = Store(await open_database(settings))
+    try:
+        started = time.perf_counter()
+        nb = await build(store, size, matrix, texts)
+        build_s = time.perf_counter() - started
+        embedder = BenchEmbedder(matrix)
+        service = SearchService(store, embedder, settings)
+        picks = iter(queries * (1 + 4 * args.queries // len(queries)))
+
+        async def search(mode: SearchMode) -> None:
+            await service.search(next(picks), notebook_id=nb, mode=mode, limit=10)
+
+        started = time.perf_counter()
+        await search(SearchMode.VECTOR)
+        load_s = time.perf_counter() - started
+        results = {mode: await timed(lambda m=mode: search(m), args.queries) for mode in SearchMode}
+        recall, index_ms = await index_recall(service, nb, embedder, args.queries)
+
+        async def brute() -> None:
+            vector = embedder.embed_query("").tolist()
+            await store.db.query(
+                "SELECT id, vector::similarity::cosine(embedding, $v) AS s FROM bf "
+                "ORDER BY s DESC LIMIT 10",
+                {"v": vector},
+            )
+
+        brute_ms = await timed(brute, min(args.brute, args.queries))
+        report(size, build_s, load_s, results, brute_ms, recall, index_ms)
+    finally:
+        await store.close()
+
+
+async def index_recall(
+    service: SearchService, nb: str, embedder: BenchEmbedder, count: int
+) -> tuple[float, list[float]]:
+    """Recall@10 of the in-process index against exact search, and its own search time."""
+    stamp = service.vectors.cached_stamp(nb)
+    snapshot = await service.vectors.snapshot(nb, stamp)
+    hits, times = [], []
+    kinds = frozenset(HitType)
+    for _ in range(count):
+        vector = embedder.embed_query("")
+        started = time.perf_counter()
+        found = snapshot.search(vector, 10, kinds)
+        times.append((time.perf_counter() - started) * 1000)
+        exact = np.argpartition(-(snapshot.matrix @ vector), 10)[:10]
+        truth = {snapshot.ids[int(i)] for i in exact}
+        hits.append(len(truth & {chunk for chunk, _ in found}) / 10)
+    return float(np.mean(hits)), times
+
+
+def report(
+    size: int,
+    build_s: float,
+    load_s: float,
+    results: dict[SearchMode, list[float]],
+    brute_ms: list[float],
+    recall: float,
+    index_ms: list[float],
+) -> None:
+    brute_p50 = pct(brute_ms, 50)
+    print(
+        f"\n== {size:,} chunks in one notebook (build {build_s:.1f} s, first query incl. load "
+        f"{load_s * 1000:.0f} ms) =="
+    )
+    print(f"{'path':<28}{'p50 ms':>10}{'p95 ms':>10}{'brute p50 / p50':>18}")
+    rows = [(f"ours {mode.value}", times) for mode, times in results.items()]
+    rows += [("ours vector index only", index_ms), ("SurrealDB brute-force cosine", brute_ms)]
+    for name, times in rows:
+        p50, p95 = pct(times, 50), pct(times, 95)
+        print(f"{name:<28}{p50:>10.2f}{p95:>10.2f}{brute_p50 / p50:>17.1f}x")
+    print(f"recall@10 of our vector search vs exact: {recall:.4f}")
+    label = f"{size // 1000}k chunks"
+    for mode, times in results.items():
+        record(
+            "search",
+            f"{mode.value} p50 @ {label} (ms)",
+            ours=round(pct(times, 50), 2),
+            reference=round(brute_p50, 2),
+        )
+    record("search", f"vector recall@10 @ {label}", ours=round(recall, 4))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,50000", help="comma-separated chunk counts")
+    parser.add_argument("--queries", type=int, default=50, help="timed queries per path")
+    parser.add_argument("--brute", type=int, default=10, help="cap on brute-force queries")
+    args = parser.parse_args()
+    texts, queries = texts_and_queries()
+    for size in (int(one) for one in args.sizes.split(",")):
+        asyncio.run(run_size(size, args, texts, queries))
+
+
+if __name__ == "__main__":
+    main()

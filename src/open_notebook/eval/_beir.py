@@ -1,0 +1,88 @@
+"""Reading a dataset in BEIR layout: ``corpus.jsonl``, ``queries.jsonl``, ``qrels/test.tsv``."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from open_notebook.errors import InvalidInputError, NotFoundError
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    id: str
+    title: str
+    text: str
+
+    @property
+    def full_text(self) -> str:
+        """Title and body as one text (the title only once when the body already starts with it)."""
+        title, body = self.title.strip(), self.text.strip()
+        if not title or body.lower().startswith(title.lower()):
+            return body or title
+        return f"{title}\n\n{body}"
+
+
+@dataclass(frozen=True, slots=True)
+class Dataset:
+    name: str
+    documents: tuple[Document, ...]
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+
+
+def load_dataset(directory: Path) -> Dataset:
+    """Read a BEIR dataset; only queries with judgments are kept.
+
+    Raises:
+        NotFoundError: a required file is missing.
+        InvalidInputError: a line is not the expected JSON or TSV.
+    """
+    paths = [directory / "corpus.jsonl", directory / "queries.jsonl", directory / "qrels/test.tsv"]
+    for path in paths:
+        if not path.is_file():
+            raise NotFoundError(str(path), f"{path} not found (expected BEIR layout)")
+    documents = tuple(
+        Document(str(row["_id"]), str(row.get("title") or ""), str(row.get("text") or ""))
+        for row in _jsonl(paths[0])
+    )
+    qrels = _qrels(paths[2])
+    queries = {
+        str(row["_id"]): str(row["text"]) for row in _jsonl(paths[1]) if str(row["_id"]) in qrels
+    }
+    return Dataset(directory.name, documents, queries, {q: qrels[q] for q in queries})
+
+
+def _jsonl(path: Path) -> Iterator[dict[str, object]]:
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InvalidInputError(f"{path}:{number} is not JSON: {exc}") from None
+            if not isinstance(row, dict) or "_id" not in row:
+                raise InvalidInputError(f"{path}:{number}: expected an object with '_id'")
+            yield row
+
+
+def _qrels(path: Path) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.reader(handle, delimiter="\t")
+        for number, row in enumerate(reader, start=1):
+            if number == 1 and row and row[0] == "query-id":
+                continue
+            if len(row) < 3:
+                raise InvalidInputError(f"{path}:{number}: expected query-id, corpus-id, score")
+            try:
+                qrels.setdefault(row[0], {})[row[1]] = int(row[2])
+            except ValueError:
+                raise InvalidInputError(
+                    f"{path}:{number}: score {row[2]!r} is not an int"
+                ) from None
+    return qrels

@@ -1,0 +1,188 @@
+"""Retrieval quality of the real ingest and search path on a BEIR dataset.
+
+The corpus is ingested through :class:`~open_notebook.ingest.Ingestor` into one notebook of a
+temporary in-memory database, every judged query runs through :class:`SearchService`, chunk hits
+become document rankings (a document ranks where its best chunk ranks), and the metrics come from
+``ir_measures`` (nDCG@10, R@100, RR@10).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import ir_measures
+from ir_measures import Qrel, ScoredDoc
+
+from open_notebook.config import Settings
+from open_notebook.db import open_database
+from open_notebook.embeddings import Embedder
+from open_notebook.eval._beir import Dataset, Document, load_dataset
+from open_notebook.ingest import Ingestor
+from open_notebook.search import SearchHit, SearchMode, SearchService
+from open_notebook.store import Store
+
+Progress = Callable[[str, int, int], None]
+CHUNK_LIMIT = 300
+DOCS_PER_QUERY = 100
+# Writes to one notebook conflict on its version stamp; the model is the bottleneck anyway.
+_INGEST_CONCURRENCY = 1
+_MEASURES = {"ndcg@10": "nDCG@10", "recall@100": "R@100", "mrr@10": "RR@10"}
+
+
+async def evaluate(
+    dataset_dir: Path,
+    mode: SearchMode | str,
+    *,
+    settings: Settings,
+    embedder: Embedder,
+    progress: Progress | None = None,
+    max_queries: int | None = None,
+) -> dict[str, Any]:
+    """Ingest ``dataset_dir`` into a temporary database and measure ``mode`` on its queries.
+
+    ``mode`` is a :class:`SearchMode` or ``"bm25"`` (the CLI's name for text search). Returns
+    ``{"ndcg@10", "recall@100", "mrr@10", "queries", "mode", "dataset", "documents", "chunks",
+    "latency_ms_p50", "latency_ms_p95", "ingest_s"}``.
+    """
+    results = await evaluate_modes(
+        dataset_dir,
+        [mode],
+        settings=settings,
+        embedder=embedder,
+        progress=progress,
+        max_queries=max_queries,
+    )
+    return results[0]
+
+
+async def evaluate_modes(
+    dataset_dir: Path,
+    modes: Sequence[SearchMode | str],
+    *,
+    settings: Settings,
+    embedder: Embedder,
+    progress: Progress | None = None,
+    max_queries: int | None = None,
+) -> list[dict[str, Any]]:
+    """Like :func:`evaluate` for several modes over one ingest of the corpus."""
+    search_modes = [SearchMode("text" if mode == "bm25" else mode) for mode in modes]
+    dataset = load_dataset(Path(dataset_dir))
+    temporary = settings.model_copy(update={"database_url": "mem://"})
+    store = Store(await open_database(temporary))
+    try:
+        started = time.perf_counter()
+        notebook, sources = await _ingest(store, embedder, temporary, dataset.documents, progress)
+        ingest_s = time.perf_counter() - started
+        chunks = await store.chunks.count()
+        service = SearchService(store, embedder, temporary)
+        queries = list(dataset.queries.items())[:max_queries]
+        results = []
+        for mode in search_modes:
+            run, latencies = await _run_queries(service, notebook, mode, queries, sources, progress)
+            results.append(
+                {
+                    **_metrics(dataset, run, [query_id for query_id, _ in queries]),
+                    "queries": len(queries),
+                    "mode": mode.value,
+                    "dataset": dataset.name,
+                    "documents": len(dataset.documents),
+                    "chunks": chunks,
+                    "latency_ms_p50": _percentile(latencies, 50),
+                    "latency_ms_p95": _percentile(latencies, 95),
+                    "ingest_s": round(ingest_s, 2),
+                }
+            )
+    finally:
+        await store.close()
+    return results
+
+
+async def _ingest(
+    store: Store,
+    embedder: Embedder,
+    settings: Settings,
+    documents: Sequence[Document],
+    progress: Progress | None,
+) -> tuple[str, dict[str, list[str]]]:
+    """Add every document as a source of one notebook; map source id -> document ids."""
+    notebook = (await store.notebooks.create("evaluation")).id
+    ingestor = Ingestor(store, embedder, settings)
+    gate = asyncio.Semaphore(_INGEST_CONCURRENCY)
+    done = 0
+
+    async def add(document: Document) -> tuple[str, str]:
+        nonlocal done
+        async with gate:
+            result = await ingestor.add_text(notebook, document.id, document.full_text)
+        done += 1
+        if progress is not None:
+            progress("ingest", done, len(documents))
+        return result.source.id, document.id
+
+    pairs = await asyncio.gather(*(add(document) for document in documents if document.full_text))
+    sources: dict[str, list[str]] = {}
+    for source_id, document_id in pairs:
+        sources.setdefault(source_id, []).append(document_id)
+    return notebook, sources
+
+
+async def _run_queries(
+    service: SearchService,
+    notebook: str,
+    mode: SearchMode,
+    queries: Sequence[tuple[str, str]],
+    sources: dict[str, list[str]],
+    progress: Progress | None,
+) -> tuple[list[ScoredDoc], list[float]]:
+    run: list[ScoredDoc] = []
+    latencies: list[float] = []
+    for number, (query_id, text) in enumerate(queries, start=1):
+        # Sequential on purpose: each query's latency is measured alone.
+        started = time.perf_counter()
+        hits = await service.search(text, notebook_id=notebook, mode=mode, limit=CHUNK_LIMIT)
+        latencies.append((time.perf_counter() - started) * 1000)
+        run.extend(_documents_ranked(query_id, hits, sources))
+        if progress is not None:
+            progress("search", number, len(queries))
+    return run, latencies
+
+
+def _documents_ranked(
+    query_id: str, hits: Sequence[SearchHit], sources: dict[str, list[str]]
+) -> list[ScoredDoc]:
+    """Documents in the order of their best chunk, at most :data:`DOCS_PER_QUERY`."""
+    ranked: dict[str, None] = {}
+    for hit in hits:
+        for document_id in sources.get(hit.source_id or hit.parent_id, ()):
+            ranked.setdefault(document_id, None)
+    top = list(ranked)[:DOCS_PER_QUERY]
+    # Scores strictly decreasing with rank, so the metrics library never re-orders ties.
+    return [ScoredDoc(query_id, doc, float(len(top) - rank)) for rank, doc in enumerate(top)]
+
+
+def _metrics(dataset: Dataset, run: list[ScoredDoc], query_ids: list[str]) -> dict[str, float]:
+    """Mean of each measure over every judged query (a query with no hits counts as 0)."""
+    qrels = [
+        Qrel(query_id, doc, grade)
+        for query_id in query_ids
+        for doc, grade in dataset.qrels[query_id].items()
+    ]
+    measures = {name: ir_measures.parse_measure(text) for name, text in _MEASURES.items()}
+    by_measure = {measure: name for name, measure in measures.items()}
+    totals = dict.fromkeys(measures, 0.0)
+    for metric in ir_measures.iter_calc(list(measures.values()), qrels, run):
+        totals[by_measure[metric.measure]] += float(metric.value)
+    return {name: round(total / max(1, len(query_ids)), 4) for name, total in totals.items()}
+
+
+def _percentile(values: Sequence[float], percent: int) -> float:
+    if not values:
+        return 0.0
+    if len(values) == 1:
+        return round(values[0], 2)
+    return round(statistics.quantiles(values, n=100, method="inclusive")[percent - 1], 2)
