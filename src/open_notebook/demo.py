@@ -164,27 +164,40 @@ async def _ask(session: Session, result: DemoResult, budget: int) -> None:
     print_citations(session.state, result.answer)
 
 
+def cli_command() -> str:
+    """How to call the CLI from here: on PATH, in this virtualenv, or through the interpreter."""
+    if shutil.which("open-notebook"):
+        return "open-notebook"
+    script = Path(sys.executable).parent / "open-notebook"
+    if script.exists():
+        return os.path.relpath(script) if script.is_relative_to(Path.cwd()) else str(script)
+    return f"{sys.executable} -m open_notebook.cli"
+
+
 def print_next_steps(state: CliState, result: DemoResult) -> None:
     """Timings and what to try next, with the demo database in every command."""
     out = state.out
     out.rule("[bold]Done")
     out.print("  ".join(f"{step}: {seconds:.1f}s" for step, seconds in result.seconds.items()))
-    db = f"--db {state.settings.resolved_database_url}"
+    cli = cli_command()
+    demo = f"{cli} --db {state.settings.resolved_database_url}"
     nb = result.notebook_id
-    out.print(
-        "\nTry next (the demo notebook stays in the demo database):\n"
-        f"  open-notebook {db} notebook show {nb}\n"
-        f'  open-notebook {db} search "what does rye flour change" --notebook {nb}\n'
-        f'  open-notebook {db} context --notebook {nb} --query "how do I store a starter" '
-        "--max-tokens 500 --format xml\n"
-        f'  open-notebook {db} ask "How do I revive a neglected starter?" --notebook {nb}\n'
-        "Your own files, in your default data dir:\n"
-        '  open-notebook notebook create "Research"\n'
-        "  open-notebook add ~/Documents/papers/ --notebook Research\n"
-        "  open-notebook doctor     # checks models, tokenizer, database and language model\n"
-        "  open-notebook serve      # HTTP API on http://127.0.0.1:5055/docs",
-        highlight=False,
-    )
+    lines = [
+        "",
+        "Try next (the demo notebook stays in the demo database):",
+        f"  {demo} notebook show {nb}",
+        f'  {demo} search "what does rye flour change" --notebook {nb}',
+        f'  {demo} context --notebook {nb} --query "how do I store a starter" --max-tokens 500'
+        " --format xml",
+        f'  {demo} ask "How do I revive a neglected starter?" --notebook {nb}',
+        "Your own files, in your default data dir:",
+        f'  {cli} notebook create "Research"',
+        f"  {cli} add ~/Documents/papers/ https://example.org/page --notebook Research",
+        f"  {cli} doctor     # model files, tokenizer, database, language model",
+        f"  {cli} serve      # HTTP API, docs at http://127.0.0.1:5055/docs",
+    ]
+    # Soft wrap: a command broken over two lines cannot be pasted back into a shell.
+    out.print("\n".join(lines), highlight=False, markup=False, soft_wrap=True)
 
 
 def main() -> NoReturn:
