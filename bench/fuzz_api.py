@@ -119,7 +119,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-cases", type=int, default=1000)
     args = parser.parse_args(argv)
 
-    data_dir = Path(tempfile.mkdtemp(prefix="fuzz-api-"))
+    with tempfile.TemporaryDirectory(prefix="fuzz-api-") as data_dir:
+        return _fuzz(args, Path(data_dir))
+
+
+def _fuzz(args: argparse.Namespace, data_dir: Path) -> int:
     app_settings = Settings(
         data_dir=data_dir,
         database_url="mem://",

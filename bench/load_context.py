@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shutil
 import statistics
 import sys
 import tempfile
@@ -148,9 +149,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", default="hybrid", choices=["hybrid", "vector", "text"])
     parser.add_argument("--timeout", type=float, default=300.0, help="per request, seconds")
     parser.add_argument("--reuse", type=Path, help="a workdir seeded by an earlier run")
+    parser.add_argument("--keep", action="store_true", help="keep the new workdir for --reuse")
     args = parser.parse_args(argv)
+    args.workdir = None
+    try:
+        return _run(args)
+    finally:
+        if args.reuse is None and not args.keep and args.workdir is not None:
+            shutil.rmtree(args.workdir, ignore_errors=True)
+
+
+def _run(args: argparse.Namespace) -> int:
 
     workdir = args.reuse or Path(tempfile.mkdtemp(prefix="load-context-"))
+    args.workdir = workdir
     env = {
         "OPEN_NOTEBOOK_DATA_DIR": str(workdir),
         "OPEN_NOTEBOOK_DATABASE_URL": f"surrealkv://{workdir / 'db'}",
