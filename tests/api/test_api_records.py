@@ -162,3 +162,23 @@ async def test_insights_listing(client: AsyncClient, notebook: dict[str, Any]) -
         "/api/sources/source:nope/insights", json={"insight_type": "s", "content": "c"}
     )
     assert unknown.status_code == 404
+
+
+async def test_deleting_a_notebook_cascades_but_keeps_shared_sources(
+    client: AsyncClient, notebook: dict[str, Any], store: Store
+) -> None:
+    other = (await client.post("/api/notebooks", json={"name": "Other"})).json()["id"]
+    only_here = await _source(client, notebook["id"])
+    shared = await _source(client, notebook["id"], text="Rye starters ferment faster than wheat.")
+    await client.post(f"/api/notebooks/{other}/sources/{shared['id']}")
+    note = (
+        await client.post("/api/notes", json={"notebook_id": notebook["id"], "content": "n"})
+    ).json()
+    assert (await client.delete(f"/api/notebooks/{notebook['id']}")).status_code == 204
+    assert (await client.get(f"/api/sources/{only_here['id']}")).status_code == 404
+    assert (await client.get(f"/api/notes/{note['id']}")).status_code == 404
+    kept = (await client.get(f"/api/sources/{shared['id']}")).json()
+    assert kept["notebook_ids"] == [other]
+    remaining = await store.chunks.for_parents([only_here["id"], shared["id"], note["id"]])
+    assert remaining[only_here["id"]] == [] and remaining[note["id"]] == []
+    assert len(remaining[shared["id"]]) == shared["chunk_count"]

@@ -115,3 +115,10 @@ async def test_query_context_in_each_search_mode(
     response = await client.post("/api/context", json=body)
     assert response.status_code == 200, response.text
     assert response.json()["sources"][0]["id"] == filled["Tides"]
+
+
+async def test_search_query_over_the_configured_limit_is_422(make_client: Any) -> None:
+    async with make_client(max_query_chars=100) as small:
+        response = await small.post("/api/search", json={"query": "q" * 101})
+    assert response.status_code == 422
+    assert response.json()["field"] == "query"
