@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from graphs_support import STARTER_TEXT, Seeded
 
-from open_notebook.llm import LocalGemmaModel
+from open_notebook.llm import LocalGemmaModel, shared_local_model
 from open_notebook.store import Store
 from open_notebook.store.sources import NewSource
 
@@ -28,6 +28,8 @@ async def seeded(store: Store) -> Seeded:
 
 @pytest.fixture(scope="session")
 def gemma(tmp_path_factory: pytest.TempPathFactory) -> LocalGemmaModel:
-    model = LocalGemmaModel(tmp_path_factory.mktemp("gemma"), context_window=1024)
+    # The same directory and window in every test module give the one shared instance: the
+    # model is loaded once per test run.
+    model = shared_local_model(tmp_path_factory.getbasetemp() / "gemma-models", 1024)
     model.warm_up()
     return model

@@ -14,6 +14,13 @@ from open_notebook.store.sources import NewSource
 
 STARTER = "Feed the sourdough starter flour and water every day; rye flour makes it livelier."
 SCORING = "Score the loaf with a razor blade at a shallow angle so the crust opens as an ear."
+# With only two documents every query word is in half of them, where BM25 scores 0 and fusion
+# ranks ties arbitrarily; unrelated sources make the word statistics meaningful.
+FILLERS = (
+    "Preheat the oven with a baking stone for forty minutes.",
+    "Store the cooled bread in a linen bag on the counter.",
+    "Weigh ingredients in grams for repeatable results.",
+)
 
 
 def rows(text: str, embedder: FakeEmbedder) -> list[ChunkRow]:
@@ -44,6 +51,12 @@ async def seed(store: Store, embedder: FakeEmbedder) -> tuple[str, str, str]:
         notebook_ids=[notebook.id],
         chunks=rows(SCORING, embedder),
     )
+    for text in FILLERS:
+        await store.sources.create(
+            NewSource(title="Filler", full_text=text),
+            notebook_ids=[notebook.id],
+            chunks=rows(text, embedder),
+        )
     return notebook.id, starter.id, scoring.id
 
 

@@ -164,7 +164,7 @@ async def test_local_gemma_answers_within_its_window(
         settings,
         source_id=seeded.source_id,
         question="How often do I feed it?",
-        max_context_tokens=200,
+        max_context_tokens=120,
     ):
         if isinstance(event, TokenEvent):
             tokens.append(event.text)
@@ -176,4 +176,4 @@ async def test_local_gemma_answers_within_its_window(
     # The plan's count of the request is exactly what the model evaluated.
     assert done.plan["request_tokens"] == gemma.last_usage["prompt_tokens"]
     assert done.plan["request_tokens"] + 16 <= gemma.context_window
-    assert done.plan["context_tokens"] <= 200
+    assert done.plan["context_tokens"] <= 120

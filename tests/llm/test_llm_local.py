@@ -4,12 +4,21 @@ from pathlib import Path
 
 import pytest
 
-from open_notebook.llm import ChatMessage, LocalGemmaModel, Role, ensure_model_file, gemma_prompt
+from open_notebook.llm import (
+    ChatMessage,
+    LocalGemmaModel,
+    Role,
+    ensure_model_file,
+    gemma_prompt,
+    shared_local_model,
+)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def gemma(tmp_path_factory: pytest.TempPathFactory) -> LocalGemmaModel:
-    model = LocalGemmaModel(tmp_path_factory.mktemp("models"), context_window=1024)
+    # The same directory and window in every test module give the one shared instance: the
+    # model is loaded once per test run.
+    model = shared_local_model(tmp_path_factory.getbasetemp() / "gemma-models", 1024)
     model.warm_up()
     return model
 
