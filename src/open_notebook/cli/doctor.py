@@ -42,7 +42,10 @@ async def check_embedder(settings: Settings) -> str:
     embedder = create_embedder(settings)
     await asyncio.to_thread(embedder.warm_up)
     vector = await asyncio.to_thread(embedder.embed_query, "doctor check")
-    return f"{embedder.model_id}: {vector.shape[0]}-d, reads {embedder.max_tokens} tokens"
+    detail = f"{embedder.model_id}: {vector.shape[0]}-d, reads {embedder.max_tokens} tokens"
+    if settings.embedding_provider == "onnx-minilm":
+        detail += "; model and tokenizer.json sha256 verified"
+    return detail
 
 
 async def check_tokenizer(settings: Settings) -> str:
@@ -75,7 +78,10 @@ async def check_llm(settings: Settings) -> str:
     module = require_module("open_notebook.llm", "the language model")
     model = module.create_language_model(settings)
     await asyncio.to_thread(model.warm_up)
-    return f"{settings.llm_provider}: {model.model_id}, window {model.context_window} tokens"
+    detail = f"{settings.llm_provider}: {model.model_id}, window {model.context_window} tokens"
+    if settings.llm_provider == "local":
+        detail += "; GGUF sha256 verified"
+    return detail
 
 
 async def _run_check(name: str, probe: Callable[[], Awaitable[str]]) -> Check:
