@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
 import pytest
 
 from open_notebook.llm import (
@@ -60,3 +61,9 @@ async def test_short_generation_streams_and_counts_exactly(gemma: LocalGemmaMode
     # Our count of the request is the model's own count of the prompt it evaluated.
     assert gemma.count_messages(messages) == gemma.last_usage["prompt_tokens"]
     assert gemma.count_tokens("Hello world") == 2
+
+
+def test_loopback_server_refuses_requests_without_the_process_key(gemma: LocalGemmaModel) -> None:
+    assert gemma.loopback_url is not None and gemma.loopback_url.startswith("http://127.0.0.1:")
+    response = httpx.post(f"{gemma.loopback_url}/tokenize", json={"content": "hi"}, timeout=10)
+    assert response.status_code == 401

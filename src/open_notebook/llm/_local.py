@@ -87,6 +87,11 @@ class LocalGemmaModel:
         """Load the model now (blocking); later calls are free."""
         self._ensure_server()
 
+    @property
+    def loopback_url(self) -> str | None:
+        """Where llama.cpp's in-process server listens (API-key protected), once loaded."""
+        return None if self._server is None else str(self._server.listening_address)
+
     def _ensure_server(self) -> Any:
         with self._load_lock:
             if self._server is None:
