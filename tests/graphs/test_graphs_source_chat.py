@@ -7,7 +7,7 @@ from graphs_support import Seeded, loopback_settings, sent_messages
 
 from open_notebook.chat import ChatSessions, DoneEvent, TokenEvent, chat_with_source
 from open_notebook.config import Settings
-from open_notebook.errors import ConflictError, InvalidInputError, NotFoundError
+from open_notebook.errors import ConflictError, InvalidInputError, ModelError, NotFoundError
 from open_notebook.graphs import SYSTEM_PROMPT, StoredMessage
 from open_notebook.llm import (
     CitationStatus,
@@ -177,3 +177,14 @@ async def test_local_gemma_answers_within_its_window(
     assert done.plan["request_tokens"] == gemma.last_usage["prompt_tokens"]
     assert done.plan["request_tokens"] + 16 <= gemma.context_window
     assert done.plan["context_tokens"] <= 120
+
+
+async def test_a_failing_model_raises_and_stores_nothing(
+    store: Store, seeded: Seeded, tmp_path: Path
+) -> None:
+    with LoopbackChatServer(status=503) as server:
+        settings = loopback_settings(tmp_path, server.base_url)
+        with pytest.raises(ModelError, match="HTTP 503"):
+            await run(store, settings, source_id=seeded.source_id, question="q")
+    assert len(server.requests) == 1
+    assert await store.db.query_one("SELECT VALUE id FROM chat_session") == []

@@ -72,11 +72,16 @@ def deps_of(config: RunnableConfig) -> ChatDeps:
 
 
 async def load_session(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
-    """Open (or create) the session and read its earlier messages."""
+    """Check the given session belongs to the target and read its earlier messages.
+
+    A new conversation gets its session only in :func:`persist`, so a failed first answer
+    leaves no empty session behind.
+    """
+    if state.session_id is None:
+        return {"history": []}
     deps = deps_of(config)
     session_id = await deps.sessions.open(state.session_id, kind=state.kind, target=state.target)
-    history = await deps.sessions.history(session_id) if state.session_id else []
-    return {"session_id": session_id, "history": history}
+    return {"session_id": session_id, "history": await deps.sessions.history(session_id)}
 
 
 async def plan_tokens(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
@@ -153,7 +158,9 @@ async def existing_ids(store: Store, ids: Sequence[str]) -> set[str]:
 async def persist(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
     """Store the question and the answer (with its citations and plan) in the session."""
     deps = deps_of(config)
-    assert state.session_id is not None
+    session_id = state.session_id or await deps.sessions.open(
+        None, kind=state.kind, target=state.target
+    )
     meta = {
         "citations": [citation.as_dict() for citation in state.citations],
         "plan": state.plan.as_dict() if state.plan else {},
@@ -164,13 +171,13 @@ async def persist(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]
         ],
     }
     await deps.sessions.append(
-        state.session_id,
+        session_id,
         [
             StoredMessage(Role.USER, state.question),
             StoredMessage(Role.ASSISTANT, state.answer, meta),
         ],
     )
-    return {}
+    return {"session_id": session_id}
 
 
 Node = Callable[..., Awaitable[dict[str, Any]]]
