@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping
+from functools import cache
 from typing import Any
 
 from open_notebook.chat._contexts import notebook_context_factory, source_context_factory
@@ -58,7 +59,7 @@ async def ask_notebook(
         session_id=session_id,
         max_context_tokens=_max_context(max_context_tokens),
     )
-    async for event in _run(build_notebook_ask_graph(), state, store, llm, settings, factory):
+    async for event in _run(_notebook_ask_graph(), state, store, llm, settings, factory):
         yield event
 
 
@@ -87,7 +88,7 @@ async def chat_with_source(
         session_id=session_id,
         max_context_tokens=_max_context(max_context_tokens),
     )
-    async for event in _run(build_source_chat_graph(), state, store, llm, settings, factory):
+    async for event in _run(_source_chat_graph(), state, store, llm, settings, factory):
         yield event
 
 
@@ -115,6 +116,17 @@ async def _run(
         elif mode == "values" and isinstance(chunk, Mapping):
             final = chunk
     yield _done(final, llm)
+
+
+@cache
+def _notebook_ask_graph() -> CompiledGraph:
+    # Compiling costs ~10 ms; a compiled graph without a checkpointer holds no per-run state.
+    return build_notebook_ask_graph()
+
+
+@cache
+def _source_chat_graph() -> CompiledGraph:
+    return build_source_chat_graph()
 
 
 def _done(final: Mapping[str, Any], llm: LanguageModel) -> DoneEvent:
