@@ -27,11 +27,51 @@ from open_notebook.store import Store
 from open_notebook.tokens import get_token_counter
 from open_notebook.utils.context_builder import ContextBuilder
 
-_WORDS = (
-    "wind solar grid storage battery turbine revenue cost margin quarter growth hiring policy "
-    "report market customer contract supply demand price capacity forecast risk audit plan "
-    "the of and to in for with on by from that this is was are be as at"
-).split()
+_WORDS = [
+    "wind",
+    "solar",
+    "grid",
+    "storage",
+    "battery",
+    "turbine",
+    "revenue",
+    "cost",
+    "margin",
+    "quarter",
+    "growth",
+    "hiring",
+    "policy",
+    "report",
+    "market",
+    "customer",
+    "contract",
+    "supply",
+    "demand",
+    "price",
+    "capacity",
+    "forecast",
+    "risk",
+    "audit",
+    "plan",
+    "the",
+    "of",
+    "and",
+    "to",
+    "in",
+    "for",
+    "with",
+    "on",
+    "by",
+    "from",
+    "that",
+    "this",
+    "is",
+    "was",
+    "are",
+    "be",
+    "as",
+    "at",
+]
 _WEIGHTS = {"source": 100, "insight": 75, "note": 50}
 
 

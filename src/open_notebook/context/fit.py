@@ -16,7 +16,7 @@ from open_notebook.tokens import TokenCounter
 DEFAULT_MIN_BODY_TOKENS: Final = 16
 # Re-cutting converges in one or two rounds; the bound only guards against a pathological text.
 _MAX_RECUTS: Final = 8
-_MIN_TAIL_TOKENS: Final = 4
+MIN_TAIL_TOKENS: Final = 4
 _REFILLS: Final = 4
 _PROBE_CHARS_PER_TOKEN: Final = 16
 
@@ -50,11 +50,13 @@ def surely_longer(text: str, tokens: int, params: FitParams) -> bool:
     return params.counter.count(text[:cut]) > tokens
 
 
-def stub_tokens(candidate: Candidate, params: FitParams) -> int:
-    """Tokens of the smallest useful shrunk block: the label plus ``min_body_tokens`` of text."""
+def stub_tokens(candidate: Candidate, params: FitParams, *, tight: bool = False) -> int:
+    """Tokens of the smallest useful shrunk block: the label plus ``min_body_tokens`` of text
+    (``tight``: plus only a few words, the floor for the first item of a context)."""
     stub = render_block(candidate, "", truncated=True, fmt=params.fmt)
     # +1: the line break between label and body.
-    return params.counter.count(stub) + 1 + params.min_body_tokens
+    body = min(MIN_TAIL_TOKENS, params.min_body_tokens) if tight else params.min_body_tokens
+    return params.counter.count(stub) + 1 + body
 
 
 def _ranked(candidate: Candidate) -> list[Piece]:
@@ -76,17 +78,18 @@ def _choose_spans(candidate: Candidate, room: int, params: FitParams) -> list[tu
     spans: list[tuple[int, int]] = []
     used = 0
     for piece in _ranked(candidate):
-        if room - used < gap_cost + 1:
+        gap = gap_cost if spans else 0  # the first piece has no gap marker before it
+        if room - used - gap < 1:
             break
         text = candidate.content[piece.start : piece.end]
-        cost = params.counter.count(text) + gap_cost
+        cost = params.counter.count(text) + gap
         if used + cost <= room:
             spans.append((piece.start, piece.end))
             used += cost
             continue
-        left = room - used - gap_cost
+        left = room - used - gap
         # A few words of one more piece still beat leaving the room empty.
-        if left >= _MIN_TAIL_TOKENS:
+        if left >= MIN_TAIL_TOKENS or (not spans and left > 0):
             prefix = params.counter.truncate(text, left)
             if prefix.strip():
                 spans.append((piece.start, piece.start + len(prefix)))
@@ -121,11 +124,14 @@ def _cut_to(candidate: Candidate, body: str, allowance: int, params: FitParams) 
     return None
 
 
-def shrink(candidate: Candidate, allowance: int, params: FitParams, original: int) -> Placed | None:
+def shrink(
+    candidate: Candidate, allowance: int, params: FitParams, original: int, *, tight: bool = False
+) -> Placed | None:
     """The candidate cut to fit ``allowance`` tokens (marked truncated), or ``None``."""
     stub = render_block(candidate, "", truncated=True, fmt=params.fmt)
     room = allowance - params.counter.count(stub) - 1
-    if room < params.min_body_tokens:
+    floor = min(MIN_TAIL_TOKENS, params.min_body_tokens) if tight else params.min_body_tokens
+    if room < floor:
         return None
     best: Placed | None = None
     # Piece costs are counted apart, so the joined body usually comes out smaller than planned
@@ -136,7 +142,7 @@ def shrink(candidate: Candidate, allowance: int, params: FitParams, original: in
         if placed is not None and (best is None or placed.tokens > best.tokens):
             best = placed
         slack = allowance - (placed.tokens if placed is not None else allowance)
-        if slack < _MIN_TAIL_TOKENS:
+        if slack < MIN_TAIL_TOKENS:
             break
         room += slack
     return None if best is None else replace(best, tokens_original=original)

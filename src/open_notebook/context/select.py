@@ -56,6 +56,7 @@ class Selection:
 class _Deferred:
     candidate: Candidate
     reserved: int
+    tight: bool = False
 
 
 @dataclass(slots=True)
@@ -88,7 +89,9 @@ class _State:
         self.dropped.append(Dropped(candidate, DropReason.BUDGET, tokens_original=original))
 
 
-def _plan(candidate: Candidate, room: int, params: FitParams) -> Placed | int | None:
+def _plan(
+    candidate: Candidate, room: int, params: FitParams, *, tight: bool
+) -> Placed | int | None:
     """The whole placement if it fits, else the stub's tokens if a shrunk form fits, else None."""
     label = render_block(candidate, "", truncated=False, fmt=params.fmt)
     # The label alone is cheap to count and spares counting a long text that cannot fit.
@@ -99,7 +102,7 @@ def _plan(candidate: Candidate, room: int, params: FitParams) -> Placed | int | 
         whole = place_whole(candidate, params)
         if whole.tokens <= room:
             return whole
-    stub = stub_tokens(candidate, params)
+    stub = stub_tokens(candidate, params, tight=tight)
     if stub > room or (whole is not None and stub >= whole.tokens):
         return None
     return stub
@@ -113,7 +116,10 @@ def _first_pass(candidate: Candidate, state: _State, deduper: Deduper) -> None:
     if state.options.budget is None:
         plan: Placed | int | None = place_whole(candidate, state.params)
     else:
-        plan = _plan(candidate, state.room(candidate), state.params)
+        # The first item may shrink to a few words rather than lose its place to a later one;
+        # later items need a useful body, so small budgets do not fill up with fragments.
+        tight = not state.placed and not state.deferred
+        plan = _plan(candidate, state.room(candidate), state.params, tight=tight)
     if plan is None:
         state.drop(candidate)
         return
@@ -130,7 +136,8 @@ def _first_pass(candidate: Candidate, state: _State, deduper: Deduper) -> None:
         if state.options.budget is not None:
             state.charge(candidate, plan.tokens)
     else:
-        state.deferred.append(_Deferred(candidate, plan))
+        tight = len(state.placed) + len(state.deferred) == 0
+        state.deferred.append(_Deferred(candidate, plan, tight))
         state.charge(candidate, plan)
 
 
@@ -139,7 +146,9 @@ def _second_pass(state: _State) -> None:
         candidate = deferred.candidate
         state.release(candidate, deferred.reserved)
         original = place_whole(candidate, state.params).tokens
-        placed = shrink(candidate, state.room(candidate), state.params, original)
+        placed = shrink(
+            candidate, state.room(candidate), state.params, original, tight=deferred.tight
+        )
         if placed is None:
             state.drop(candidate, original)
         else:

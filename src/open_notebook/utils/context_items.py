@@ -103,10 +103,18 @@ def relevance_by_chunk(hits: Sequence[SearchHit]) -> dict[str, float]:
     return {hit.id: max(0.0, hit.scores.fused / best) for hit in hits}
 
 
+def _hit_order(hit: SearchHit) -> tuple[float, float, float, int, str]:
+    # Fused (RRF) scores tie often; the text match, then the vector match break the tie before
+    # the searcher's rank, so equal fusion never falls back to the order of random ids.
+    bm25 = hit.scores.bm25 if hit.scores.bm25 is not None else -1.0
+    vector = hit.scores.vector if hit.scores.vector is not None else -1.0
+    return (-hit.scores.fused, -bm25, -vector, hit.rank, hit.id)
+
+
 def group_hits(hits: Sequence[SearchHit]) -> dict[str, list[SearchHit]]:
     """Hits by parent record, parents in the order of their best hit."""
     grouped: dict[str, list[SearchHit]] = {}
-    for hit in sorted(hits, key=lambda h: (h.rank, h.id)):
+    for hit in sorted(hits, key=_hit_order):
         grouped.setdefault(hit.parent_id, []).append(hit)
     return grouped
 
