@@ -108,9 +108,8 @@ class ContextBuilder:
 
     # Gathering (from the already-fetched data; no query here)
 
-    def _level_of(self, source_id: str, explicit: bool) -> InclusionLevel:
-        """The configured level; a source asked for by id and not configured is included in full."""
-        del explicit  # both kinds default to full content; kept for subclasses that differ
+    def _level_of(self, source_id: str) -> InclusionLevel:
+        """The configured level; a source that is not configured is included in full."""
         return self.config.sources.get(source_id, InclusionLevel.FULL_CONTENT)
 
     def _exclude(self, record_id: str, reason: DropReason) -> None:
@@ -150,7 +149,7 @@ class ContextBuilder:
         explicit = {self.source_id, *self.source_ids}
         for source_id in self._data.notebook_source_ids:
             if source_id not in explicit:
-                self._add_source_context(source_id, self._level_of(source_id, explicit=False))
+                self._add_source_context(source_id, self._level_of(source_id))
         for note_id in self._data.notebook_note_ids if self.include_notes else []:
             if note_id not in self.note_ids:
                 self._add_note_context(note_id, pinned=False)
@@ -270,7 +269,7 @@ class ContextBuilder:
 
     def _gather(self, hits: Sequence[SearchHit]) -> None:
         for source_id in self._requested_sources():
-            self._add_source_context(source_id, self._level_of(source_id, explicit=True))
+            self._add_source_context(source_id, self._level_of(source_id))
         if self.notebook_id is not None and not self._searching:
             self._add_notebook_context(self.notebook_id)
         for note_id in self._requested_notes():
