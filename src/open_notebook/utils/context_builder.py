@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from open_notebook.context import Assembly, Dropped, DropReason, ItemType, assemble
-from open_notebook.context.model import Candidate, sort_key
+from open_notebook.context.model import Candidate
 from open_notebook.context.text import query_terms, term_overlap
 from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import normalize_id, table_of
@@ -179,7 +179,7 @@ class ContextBuilder:
         are admitted, so only texts that could enter the context are compared.
         """
         best: dict[str, ContextItem] = {}
-        for item in sorted(self.items, key=lambda one: sort_key(one.to_candidate())):
+        for item in sorted(self.items, key=ContextItem.sort_key):
             kept = best.setdefault(item.id, item)
             if kept is not item:
                 # A record asked for by id and also found by search keeps the search's relevance.
@@ -190,7 +190,7 @@ class ContextBuilder:
 
     def prioritize(self) -> None:
         """Order items as they are offered room: pinned, priority × relevance, order, id."""
-        self.items.sort(key=lambda item: sort_key(item.to_candidate()))
+        self.items.sort(key=ContextItem.sort_key)
 
     def truncate_to_fit(self, max_tokens: int | None = None) -> None:
         """Fit the items to the budget, shrinking before dropping; keep the decisions."""

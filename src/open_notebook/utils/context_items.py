@@ -45,6 +45,11 @@ class ContextItem:
         if self.token_count < 0:
             self.token_count = token_count(self.content)
 
+    def sort_key(self) -> tuple[bool, float, int, str]:
+        """The same order as :func:`open_notebook.context.sort_key` of its candidate."""
+        relevance = 1.0 if self.relevance is None else self.relevance
+        return (not self.pinned, -(self.priority * relevance), self.order, self.id)
+
     def to_candidate(self) -> Candidate:
         return Candidate(
             id=self.id,
