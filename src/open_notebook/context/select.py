@@ -113,12 +113,12 @@ def _first_pass(candidate: Candidate, state: _State, deduper: Deduper) -> None:
     if state.options.budget is not None and state.free - state.sep < _MIN_BLOCK_TOKENS:
         state.drop(candidate)  # the budget is spent: nothing more is compared or counted
         return
+    # The first item may shrink to a few words rather than lose its place to a later one; later
+    # items need a useful body, so small budgets do not fill up with fragments.
+    tight = not state.placed and not state.deferred
     if state.options.budget is None:
         plan: Placed | int | None = place_whole(candidate, state.params)
     else:
-        # The first item may shrink to a few words rather than lose its place to a later one;
-        # later items need a useful body, so small budgets do not fill up with fragments.
-        tight = not state.placed and not state.deferred
         plan = _plan(candidate, state.room(candidate), state.params, tight=tight)
     if plan is None:
         state.drop(candidate)
@@ -136,7 +136,6 @@ def _first_pass(candidate: Candidate, state: _State, deduper: Deduper) -> None:
         if state.options.budget is not None:
             state.charge(candidate, plan.tokens)
     else:
-        tight = len(state.placed) + len(state.deferred) == 0
         state.deferred.append(_Deferred(candidate, plan, tight))
         state.charge(candidate, plan)
 
