@@ -7,7 +7,7 @@ import pytest
 
 from open_notebook.errors import InvalidInputError
 from open_notebook.search import HitType, rrf_fuse
-from open_notebook.search._fulltext import snippets_of
+from open_notebook.search._highlight import snippets, term_pattern
 from open_notebook.search._query import MAX_TEXT_TERMS, bm25_terms, prepare_query
 from open_notebook.search._vectors import VectorSnapshot, _coarse_index
 
@@ -46,13 +46,20 @@ def test_prepare_query_truncates_embedding_input() -> None:
 
 
 def test_snippets_keep_multibyte_text_whole() -> None:
-    marked = "前文" * 200 + "\x02東京\x03は日本の首都です" + "後文🦊" * 200
+    text = "前文" * 200 + "東京は日本の首都です" + "後文🦊" * 200
 
-    snippets = snippets_of(marked)
+    found = snippets(text, term_pattern("東京 🦊"))
 
-    assert len(snippets) == 1
-    assert "<b>東京</b>は日本の首都です" in snippets[0]
-    assert snippets[0].startswith("…") and snippets[0].endswith("…")
+    assert len(found) == 1
+    assert "<b>東京</b>は日本の首都です" in found[0]
+    assert found[0].startswith("…") and found[0].endswith("…")
+
+
+def test_highlights_mark_word_variants_not_stop_words() -> None:
+    found = snippets("The flows were flowing over the wing.", term_pattern("the flow of wings"))
+
+    assert found == ("The <b>flows</b> were <b>flowing</b> over the <b>wing</b>.",)
+    assert snippets("anything", term_pattern("the of 🦊")) == ()
 
 
 def _snapshot(matrix: np.ndarray, kinds: list[int], coarse: bool) -> VectorSnapshot:

@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from open_notebook.db import Database
 from open_notebook.db.connection import records
 from open_notebook.search.types import HitScores, HitType, SearchHit
 
-_DETAILS: Final = (
-    "SELECT id, kind, parent, source, text, char_start, char_end, heading_path, "
-    "parent.title AS parent_title, parent.insight_type AS insight_type, "
-    "parent.source.title AS insight_source_title FROM $ids;"
-)
+# Parent titles are read once per distinct parent, not once per chunk.
+_DETAILS: Final = """
+LET $rows = SELECT id, kind, parent, source, text, char_start, char_end, heading_path FROM $ids;
+RETURN $rows;
+SELECT id, title, insight_type, source.title AS source_title
+    FROM array::distinct($rows.parent);
+"""
 
 
 @dataclass(frozen=True, slots=True)
 class RankedId:
     id: str
     scores: HitScores
-    highlights: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,44 +37,48 @@ class ParentGroup:
     hits: tuple[SearchHit, ...]
 
 
-async def load_hits(db: Database, ranked: Sequence[RankedId]) -> list[SearchHit]:
+async def load_hits(
+    db: Database, ranked: Sequence[RankedId], highlight: Callable[[str], tuple[str, ...]]
+) -> list[SearchHit]:
     """Turn ranked chunk ids into hits; chunks deleted meanwhile are skipped."""
     if not ranked:
         return []
-    rows = await db.query_one(_DETAILS, {"ids": records([one.id for one in ranked], "chunk")})
+    rows, parents = (await db.query(_DETAILS, {"ids": records([one.id for one in ranked])}))[-2:]
     by_id = {str(row["id"]): row for row in rows or [] if row}
+    titles = {str(parent["id"]): parent for parent in parents or [] if parent}
     hits: list[SearchHit] = []
     for one in ranked:
         row = by_id.get(one.id)
         if row is not None:
-            hits.append(_hit(row, one, rank=len(hits) + 1))
+            parent = titles.get(str(row["parent"]), {})
+            hit = _hit(row, parent, one, rank=len(hits) + 1)
+            hits.append(replace(hit, highlights=highlight(hit.text)))
     return hits
 
 
-def _hit(row: dict[str, Any], ranked: RankedId, *, rank: int) -> SearchHit:
+def _hit(row: dict[str, Any], parent: dict[str, Any], ranked: RankedId, *, rank: int) -> SearchHit:
     kind = HitType(row["kind"])
     return SearchHit(
         id=ranked.id,
         kind=kind,
         parent_id=str(row["parent"]),
         source_id=str(row["source"]) if row.get("source") else None,
-        parent_title=_title(row, kind),
+        parent_title=_title(parent, kind),
         text=str(row["text"]),
         char_start=int(row["char_start"]),
         char_end=int(row["char_end"]),
         scores=ranked.scores,
         rank=rank,
         heading_path=tuple(row.get("heading_path") or ()),
-        highlights=ranked.highlights,
     )
 
 
-def _title(row: dict[str, Any], kind: HitType) -> str:
+def _title(parent: dict[str, Any], kind: HitType) -> str:
     if kind is HitType.INSIGHT:
-        source_title = row.get("insight_source_title") or ""
-        insight_type = row.get("insight_type") or "insight"
+        source_title = parent.get("source_title") or ""
+        insight_type = parent.get("insight_type") or "insight"
         return f"{source_title} ({insight_type})" if source_title else str(insight_type)
-    return str(row.get("parent_title") or "")
+    return str(parent.get("title") or "")
 
 
 def group_by_parent(hits: Sequence[SearchHit]) -> list[ParentGroup]:

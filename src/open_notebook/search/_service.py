@@ -15,6 +15,7 @@ from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import normalize_id
 from open_notebook.search._fulltext import kinds_variable, parse_text_hits, text_statement
 from open_notebook.search._fusion import DEFAULT_RRF_K, rrf_fuse
+from open_notebook.search._highlight import snippets, term_pattern
 from open_notebook.search._hits import RankedId, load_hits
 from open_notebook.search._query import PreparedQuery, prepare_query
 from open_notebook.search._vectors import VectorIndex
@@ -111,7 +112,10 @@ class SearchService:
         ranked = self._rank(request, vector_hits, text_hits)
         if min_score is not None:
             ranked = [one for one in ranked if _primary(one.scores, request.mode) >= min_score]
-        return await load_hits(self._store.db, ranked[: request.limit])
+        pattern = term_pattern(request.query.text[: 64 * 64])
+        return await load_hits(
+            self._store.db, ranked[: request.limit], lambda text: snippets(text, pattern)
+        )
 
     def _request(
         self,
@@ -142,8 +146,7 @@ class SearchService:
         """Read the scope's version stamp and run the BM25 statements in one query."""
         notebook_id = request.notebook_id
         scoped = notebook_id is not None
-        sql = ["LET $src = SELECT VALUE in FROM reference WHERE out = $nb;"] if scoped else []
-        sql.append("RETURN $nb.version;" if scoped else "SELECT id, version FROM notebook;")
+        sql = ["RETURN $nb.version;" if scoped else "SELECT id, version FROM notebook;"]
         fields = []
         if request.mode is not SearchMode.VECTOR and request.query.bm25_text:
             fields = ["text", "text_cjk"] if request.query.has_cjk else ["text"]
@@ -168,7 +171,6 @@ class SearchService:
         text_rows: list[list[Any]],
     ) -> list[RankedId]:
         text_lists = [parse_text_hits(rows) for rows in text_rows]
-        highlights = {hit.id: hit.highlights for hits in reversed(text_lists) for hit in hits}
         bm25 = {hit.id: hit.score for hits in reversed(text_lists) for hit in hits}
         cosine = dict(vector_hits)
         text_order = _text_order([[hit.id for hit in hits] for hits in text_lists], self._rrf_k)
@@ -183,7 +185,6 @@ class SearchService:
             RankedId(
                 chunk,
                 HitScores(vector=cosine.get(chunk), bm25=bm25.get(chunk), fused=score),
-                highlights.get(chunk, ()),
             )
             for chunk, score in fused
         ]
