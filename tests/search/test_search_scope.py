@@ -108,3 +108,20 @@ def _record(notebook_id: str) -> object:
     from open_notebook.db.connection import record
 
     return record(notebook_id, "notebook")
+
+
+async def test_insight_hits_carry_their_source_and_title(
+    store: Store, service: SearchService, add_source: AddSource, embedder: FakeEmbedder
+) -> None:
+    nb = (await store.notebooks.create("nb")).id
+    source = await add_source("Wind tunnels", ["a wind tunnel measures drag"], [nb])
+    insight = await store.sources.add_insight(
+        source, "summary", "drag of models", chunks=chunk_rows(embedder, ["drag of models"])
+    )
+
+    hits = await service.search("drag models", notebook_id=nb, types=[HitType.INSIGHT])
+
+    assert [(hit.parent_id, hit.source_id, hit.parent_title) for hit in hits] == [
+        (insight.id, source, "Wind tunnels (summary)")
+    ]
+    assert hits[0].highlights == ("<b>drag</b> of <b>models</b>",)
