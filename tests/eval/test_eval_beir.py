@@ -1,0 +1,65 @@
+"""The BEIR evaluation through the real ingest and search path, on a tiny dataset."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from open_notebook.config import Settings
+from open_notebook.embeddings import FakeEmbedder
+from open_notebook.errors import NotFoundError
+from open_notebook.eval import evaluate, evaluate_modes, load_dataset
+
+DOCS = {
+    "d1": ("Wings", "lift of a swept wing in a propeller slipstream"),
+    "d2": ("Shocks", "shock wave boundary layer interaction at hypersonic speed"),
+    "d3": ("Heat", "heat transfer to a blunt body in hypersonic flow"),
+    "d4": ("", ""),
+}
+QUERIES = {"q1": "swept wing lift", "q2": "shock boundary layer", "q3": "unjudged query"}
+QRELS = [("q1", "d1", 2), ("q2", "d2", 1), ("q2", "d3", 1)]
+
+
+def write_dataset(root: Path) -> Path:
+    (root / "qrels").mkdir(parents=True)
+    with (root / "corpus.jsonl").open("w") as out:
+        for doc_id, (title, text) in DOCS.items():
+            out.write(json.dumps({"_id": doc_id, "title": title, "text": text}) + "\n")
+    with (root / "queries.jsonl").open("w") as out:
+        for query_id, text in QUERIES.items():
+            out.write(json.dumps({"_id": query_id, "text": text}) + "\n")
+    lines = ["query-id\tcorpus-id\tscore"] + [f"{q}\t{d}\t{s}" for q, d, s in QRELS]
+    (root / "qrels" / "test.tsv").write_text("\n".join(lines) + "\n")
+    return root
+
+
+async def test_evaluate_reports_metrics_for_every_mode(tmp_path: Path, settings: Settings) -> None:
+    dataset = write_dataset(tmp_path / "tiny")
+
+    results = await evaluate_modes(
+        dataset, ["bm25", "vector", "hybrid"], settings=settings, embedder=FakeEmbedder(64)
+    )
+
+    assert [result["mode"] for result in results] == ["text", "vector", "hybrid"]
+    for result in results:
+        assert result["queries"] == 2  # the unjudged query is skipped
+        assert result["documents"] == 4
+        assert result["mrr@10"] == pytest.approx(1.0)
+        # BM25 cannot find d3 for q2 (no shared word); vector search ranks every document.
+        expected_recall = 0.75 if result["mode"] == "text" else 1.0
+        assert result["recall@100"] == pytest.approx(expected_recall)
+        assert 0.5 < result["ndcg@10"] <= 1.0
+        assert result["latency_ms_p50"] > 0
+
+
+async def test_evaluate_one_mode_and_missing_files(tmp_path: Path, settings: Settings) -> None:
+    dataset = write_dataset(tmp_path / "tiny")
+
+    result = await evaluate(dataset, "text", settings=settings, embedder=FakeEmbedder(64))
+
+    assert set(result) >= {"ndcg@10", "recall@100", "mrr@10", "queries", "mode"}
+    assert load_dataset(dataset).documents[0].full_text.startswith("Wings\n\nlift")
+    with pytest.raises(NotFoundError, match="corpus.jsonl"):
+        await evaluate(tmp_path / "nowhere", "text", settings=settings, embedder=FakeEmbedder(64))
