@@ -139,7 +139,8 @@ def run_one(bench: Bench, *, full: bool, workdir: Path) -> Outcome:
         )
     except subprocess.TimeoutExpired as exc:
         # Rows recorded before the timeout (say, the smaller sizes) are still worth showing.
-        output = exc.stdout if isinstance(exc.stdout, str) else ""
+        raw = exc.stdout or ""
+        output = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
         rows = _read_rows(summary)
         lines = [] if rows else _result_lines(output)
         return Outcome(bench, "timeout", bench.timeout_s, rows=rows, lines=lines)
