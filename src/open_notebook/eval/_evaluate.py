@@ -72,7 +72,10 @@ async def evaluate_modes(
     """Like :func:`evaluate` for several modes over one ingest of the corpus."""
     search_modes = [SearchMode("text" if mode == "bm25" else mode) for mode in modes]
     dataset = load_dataset(Path(dataset_dir))
-    temporary = settings.model_copy(update={"database_url": "mem://"})
+    # BEIR convention: one passage per document as far as the model reads, so chunks are as large
+    # as the embedder allows (MiniLM: 256 word pieces; the app default is 200).
+    chunk_tokens = max(32, min(256, embedder.max_tokens))
+    temporary = settings.model_copy(update={"database_url": "mem://", "chunk_tokens": chunk_tokens})
     store = Store(await open_database(temporary))
     try:
         started = time.perf_counter()

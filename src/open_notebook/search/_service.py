@@ -72,7 +72,7 @@ class SearchService:
         *,
         rrf_k: int = DEFAULT_RRF_K,
         weights: tuple[float, float] = (1.0, 1.0),
-        exact_limit: int = 32_768,
+        exact_limit: int = 8_192,
     ) -> None:
         self._store = store
         self._embedder = embedder

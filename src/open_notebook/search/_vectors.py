@@ -5,7 +5,7 @@ Why not the engine: measured on this machine (2 cores, 384-d), SurrealDB's HNSW 
 brute force in SurrealQL costs ~75 us per row (4 s at 50k). A notebook is the unit of search, so
 each notebook's vectors are held here as one float32 matrix:
 
-* up to ``exact_limit`` rows (32k): exact search, ``matrix @ q`` + ``argpartition`` (recall 1.0;
+* up to ``exact_limit`` rows (8k): exact search, ``matrix @ q`` + ``argpartition`` (recall 1.0;
   ~0.5 ms at 10k);
 * above: a faiss 8-bit scalar-quantized flat index scans a quarter of the bytes, and its best
   ``max(10 * k, 200)`` candidates are re-scored exactly in float32. Exact float32 at 200k rows
@@ -115,7 +115,7 @@ class VectorSnapshot:
 class VectorIndex:
     """Snapshots per scope, reloaded when the caller's version stamp changes."""
 
-    def __init__(self, db: Database, *, exact_limit: int = 32_768, max_scopes: int = 8) -> None:
+    def __init__(self, db: Database, *, exact_limit: int = 8_192, max_scopes: int = 8) -> None:
         self._db = db
         self._exact_limit = exact_limit
         self._max_scopes = max_scopes
@@ -188,6 +188,9 @@ def _stack(values: Sequence[bytes | list[float]], models: frozenset[tuple[str, i
 def _coarse_index(matrix: Vectors) -> Any:
     # Imported here: faiss is only needed for large notebooks and costs ~0.3 s to import.
     faiss: Any = importlib.import_module("faiss")
+    # One query scans one vector block: faiss's OpenMP threads only add spin-waiting on 2 shared
+    # cores (measured at 50k: 44 ms with 2 threads, 3-20 ms with 1). Process-wide, faiss-only.
+    faiss.omp_set_num_threads(1)
     index = faiss.IndexScalarQuantizer(
         matrix.shape[1], faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT
     )
