@@ -23,6 +23,8 @@ from open_notebook.search.types import HitScores, HitType, SearchHit, SearchMode
 from open_notebook.store import Store
 
 MAX_LIMIT = 1000
+# Highlight terms come from the start of a huge query only (the regex stays small).
+_HIGHLIGHT_QUERY_CHARS = 4096
 ALL_TYPES = frozenset(HitType)
 
 
@@ -112,7 +114,7 @@ class SearchService:
         ranked = self._rank(request, vector_hits, text_hits)
         if min_score is not None:
             ranked = [one for one in ranked if _primary(one.scores, request.mode) >= min_score]
-        pattern = term_pattern(request.query.text[: 64 * 64])
+        pattern = term_pattern(request.query.text[:_HIGHLIGHT_QUERY_CHARS])
         return await load_hits(
             self._store.db, ranked[: request.limit], lambda text: snippets(text, pattern)
         )
@@ -128,7 +130,8 @@ class SearchService:
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
             raise InvalidInputError(f"limit must be 1-{MAX_LIMIT}, got {limit!r}", field="limit")
         try:
-            parsed_mode = SearchMode(mode)
+            # "bm25" is the CLI's and the name for text search.
+            parsed_mode = SearchMode("text" if mode == "bm25" else mode)
             kinds = frozenset(HitType(kind) for kind in types)
         except ValueError as exc:
             raise InvalidInputError(str(exc), field="mode/types") from None
