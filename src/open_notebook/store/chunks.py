@@ -105,7 +105,7 @@ class ChunkRepository(Repository):
             "LET $nbs = array::distinct(array::concat("
             "  (SELECT VALUE out FROM reference WHERE in IN $sources),"
             "  (SELECT VALUE notebook FROM chunk WHERE parent IN $parents AND notebook != NONE)));"
-            "UPDATE $nbs SET version += 1;",
+            "UPDATE $nbs SET version = fn::next_version(version);",
             {"parents": records(parents), "documents": documents},
         )
 

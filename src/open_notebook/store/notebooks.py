@@ -124,14 +124,14 @@ class NotebookRepository(Repository):
         await self.db.transaction(
             "LET $have = SELECT VALUE in FROM reference WHERE out = $nb AND in IN $sources;"
             "FOR $s IN array::complement($sources, $have) { RELATE $s->reference->$nb; };"
-            "UPDATE $nb SET version += 1, updated = time::now();",
+            "UPDATE $nb SET version = fn::next_version(version), updated = time::now();",
             {"nb": record(nb), "sources": records(wanted)},
         )
 
     async def unlink_source(self, notebook_id: str, source_id: str) -> None:
         await self.db.transaction(
             "DELETE reference WHERE out = $nb AND in = $s;"
-            "UPDATE $nb SET version += 1, updated = time::now();",
+            "UPDATE $nb SET version = fn::next_version(version), updated = time::now();",
             {"nb": record(notebook_id, self.table), "s": record(source_id, "source")},
         )
 

@@ -58,7 +58,7 @@ class NoteRepository(Repository):
             "LET $created = (CREATE ONLY $n SET notebook = $nb, title = $title, content = $content,"
             " note_type = $kind);"
             "INSERT INTO chunk $chunks RETURN NONE;"
-            "UPDATE $nb SET version += 1, updated = time::now();"
+            "UPDATE $nb SET version = fn::next_version(version), updated = time::now();"
             "RETURN $created;",
             {
                 "n": record(note_id),
@@ -75,7 +75,7 @@ class NoteRepository(Repository):
         note = await self.get(note_id)
         await self.db.transaction(
             "DELETE chunk WHERE parent = $n; DELETE $n;"
-            "UPDATE $nb SET version += 1, updated = time::now();",
+            "UPDATE $nb SET version = fn::next_version(version), updated = time::now();",
             {"n": record(note.id), "nb": record(note.notebook)},
         )
 
@@ -104,7 +104,7 @@ class NoteRepository(Repository):
         rows = await self.db.transaction(
             "IF $documents != NONE {"
             " DELETE chunk WHERE parent = $n; INSERT INTO chunk $documents RETURN NONE; };"
-            "UPDATE $nb SET version += 1;"
+            "UPDATE $nb SET version = fn::next_version(version);"
             "UPDATE $n MERGE object::extend($changes, { updated: time::now() }) RETURN AFTER;",
             {
                 "n": record(note.id),

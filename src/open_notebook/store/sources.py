@@ -19,7 +19,7 @@ _CREATE_SOURCE = """
 LET $created = (CREATE ONLY $id CONTENT $fields);
 FOR $nb IN $notebooks { RELATE $id->reference->$nb; };
 INSERT INTO chunk $chunks RETURN NONE;
-UPDATE $notebooks SET version += 1, updated = time::now();
+UPDATE $notebooks SET version = fn::next_version(version), updated = time::now();
 RETURN $created;
 """
 
@@ -30,7 +30,7 @@ DELETE chunk WHERE parent = $s OR parent IN $insights OR source = $s;
 DELETE source_insight WHERE source = $s;
 DELETE reference WHERE in = $s;
 DELETE $s;
-UPDATE $nbs SET version += 1, updated = time::now();
+UPDATE $nbs SET version = fn::next_version(version), updated = time::now();
 """
 
 
@@ -159,7 +159,8 @@ class SourceRepository(Repository):
             "LET $created = (CREATE ONLY $i"
             " SET source = $s, insight_type = $kind, content = $content);"
             "INSERT INTO chunk $chunks RETURN NONE;"
-            "UPDATE (SELECT VALUE out FROM reference WHERE in = $s) SET version += 1;"
+            "UPDATE (SELECT VALUE out FROM reference WHERE in = $s)"
+            " SET version = fn::next_version(version);"
             "RETURN $created;",
             {
                 "i": record(insight_id),
@@ -178,7 +179,8 @@ class SourceRepository(Repository):
         insight = next(iter(found.values()))
         await self.db.transaction(
             "DELETE chunk WHERE parent = $i; DELETE $i;"
-            "UPDATE (SELECT VALUE out FROM reference WHERE in = $s) SET version += 1;",
+            "UPDATE (SELECT VALUE out FROM reference WHERE in = $s)"
+            " SET version = fn::next_version(version);",
             {"i": record(insight.id), "s": record(insight.source)},
         )
 
