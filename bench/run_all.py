@@ -211,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--full", action="store_true", help="the issue's full sizes (slow)")
     args = parser.parse_args(argv)
     chosen = [b for b in BENCHES if not args.only or b.name.split()[0] in args.only]
-    console = Console()
+    # Piped output (make bench | tee) gets a wide table instead of Rich's 80-column default.
+    console = Console(width=None if sys.stdout.isatty() else 140)
     outcomes = []
     workdir = Path(tempfile.mkdtemp(prefix="on-bench-"))
     for bench in chosen:
