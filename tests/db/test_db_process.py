@@ -102,7 +102,7 @@ def test_two_hundred_processes_exit_normally(tmp_path: Path) -> None:
         )
         return done.returncode
 
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    with ThreadPoolExecutor(max_workers=8) as pool:
         codes = list(pool.map(run_once, range(200)))
     abnormal = [code for code in codes if code != 0]
     assert abnormal == [], f"{len(abnormal)} abnormal exits: {sorted(set(abnormal))}"
