@@ -6,10 +6,10 @@ terms in more than half of the chunks score 0 in the engine, so stop words are r
 CJK queries also search the n-gram index of ``text_cjk`` (see ``0002_search.surql``); the two lists
 are fused by rank, never by raw score.
 
-Cost (measured, 2 loaded cores): the engine reads every matching chunk record to score it, ~0.1 ms
-per match, so an OR query of ten terms over a 10k-chunk notebook takes ~0.3-1 s. Keeping vectors
-as bytes (not a 384-float array) on the chunk made this ~5x faster; an in-process BM25 index per
-notebook version (like the vectors) is the next step if this matters.
+Cost (bench.search, 2 cores at load average ~9): the engine reads every matching chunk record to
+score it, ~0.1 ms per match, so a Cranfield OR query takes p50 ~2 s at 10k and ~3 s at 50k
+chunks. Keeping vectors as bytes (not a 384-float array) on the chunk made this ~5x faster; an
+in-process BM25 index per notebook version (like the vectors) is the next step.
 """
 
 from __future__ import annotations
