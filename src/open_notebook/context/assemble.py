@@ -9,6 +9,7 @@ from typing import Any
 from open_notebook.context.dedup import DEFAULT_NEAR_THRESHOLD
 from open_notebook.context.fit import DEFAULT_MIN_BODY_TOKENS, FitParams
 from open_notebook.context.manifest import build_manifest, content_hash
+from open_notebook.context.memo import memo_counter
 from open_notebook.context.model import Candidate, Dropped, Placed, RenderFormat
 from open_notebook.context.select import SelectOptions, select
 from open_notebook.tokens import TokenCounter
@@ -51,7 +52,7 @@ def assemble(
     selection = select(
         list(candidates),
         SelectOptions(budget, per_group_cap, min_score, near_threshold),
-        FitParams(counter, fmt, min_body_tokens),
+        FitParams(memo_counter(counter), fmt, min_body_tokens),
     )
     dropped = selection.dropped + tuple(pre_dropped)
     manifest = build_manifest(selection.placed, dropped)

@@ -9,6 +9,7 @@ with the number of kept items, not with its square.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Final
@@ -16,8 +17,9 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from open_notebook.context.memo import TextMemo
 from open_notebook.context.model import Candidate, Dropped, DropReason, prioritize
-from open_notebook.context.text import fingerprint, jaccard, shingles
+from open_notebook.context.text import fingerprint, jaccard_sorted, normalized_words, shingle_array
 
 _PERMUTATIONS: Final = 64
 _ROWS_PER_BAND: Final = 4
@@ -28,20 +30,43 @@ _ADD: Final = _RNG.integers(0, 2**63, size=_PERMUTATIONS, dtype=np.uint64)
 DEFAULT_NEAR_THRESHOLD: Final = 0.8
 
 
-def _band_keys(shingle_set: frozenset[int]) -> list[bytes]:
-    values = np.fromiter(sorted(shingle_set), dtype=np.uint64, count=len(shingle_set))
+def _band_keys(values: npt.NDArray[np.uint64]) -> tuple[bytes, ...]:
     # Multiply-shift hashing; uint64 arithmetic wraps by design.
     hashed: npt.NDArray[np.uint64] = (_MUL[:, None] * values[None, :] + _ADD[:, None]) >> np.uint64(
         32
     )
     signature = hashed.min(axis=1).reshape(-1, _ROWS_PER_BAND)
-    return [bytes([band]) + row.tobytes() for band, row in enumerate(signature)]
+    return tuple(bytes([band]) + row.tobytes() for band, row in enumerate(signature))
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """What dedup compares of a text: its normalized hash, shingles (sorted) and LSH bands."""
+
+    fingerprint: str
+    shingles: npt.NDArray[np.uint64]
+    bands: tuple[bytes, ...]
+
+
+def _signature(text: str) -> Signature:
+    words = normalized_words(text)
+    digest = hashlib.sha256(" ".join(words).encode("utf-8")).hexdigest()
+    values = shingle_array(words)
+    return Signature(digest, values, _band_keys(values) if values.size else ())
+
+
+# Texts are immutable per content, so their signatures are remembered across builds.
+_SIGNATURES: Final[TextMemo[Signature]] = TextMemo()
+
+
+def signature(text: str) -> Signature:
+    return _SIGNATURES.get(text, _signature)
 
 
 @dataclass(slots=True)
 class _Kept:
     id: str
-    shingles: frozenset[int]
+    shingles: npt.NDArray[np.uint64]
 
 
 class Deduper:
@@ -58,25 +83,31 @@ class Deduper:
     def _near_enabled(self) -> bool:
         return self.near_threshold is not None and self.near_threshold <= 1.0
 
+    def _fingerprint(self, text: str) -> str:
+        # Without near-duplicates the shingles are not needed: hash only.
+        return signature(text).fingerprint if self._near_enabled else fingerprint(text)
+
     def match(self, candidate: Candidate) -> str | None:
         """The id of the kept candidate this one duplicates, or ``None``."""
         if candidate.id in self._ids:
             return candidate.id
-        found = self._exact.get(fingerprint(candidate.content)) if candidate.content else None
-        if found is not None or not self._near_enabled or not candidate.content:
+        if not candidate.content:
+            return None
+        found = self._exact.get(self._fingerprint(candidate.content))
+        if found is not None or not self._near_enabled:
             return found
-        return self._near_match(shingles(candidate.content))
+        return self._near_match(signature(candidate.content))
 
-    def _near_match(self, shingle_set: frozenset[int]) -> str | None:
+    def _near_match(self, sig: Signature) -> str | None:
         assert self.near_threshold is not None
         best: tuple[float, str] | None = None
         seen: set[str] = set()
-        for key in _band_keys(shingle_set) if shingle_set else []:
+        for key in sig.bands:
             for kept in self._bands.get(key, []):
                 if kept.id in seen:
                     continue
                 seen.add(kept.id)
-                score = jaccard(shingle_set, kept.shingles)
+                score = jaccard_sorted(sig.shingles, kept.shingles)
                 if score >= self.near_threshold and (best is None or (-score, kept.id) < best):
                     best = (-score, kept.id)
         return best[1] if best else None
@@ -86,11 +117,11 @@ class Deduper:
         self._ids.add(candidate.id)
         if not candidate.content:
             return
-        self._exact.setdefault(fingerprint(candidate.content), candidate.id)
+        self._exact.setdefault(self._fingerprint(candidate.content), candidate.id)
         if self._near_enabled:
-            shingle_set = shingles(candidate.content)
-            entry = _Kept(candidate.id, shingle_set)
-            for key in _band_keys(shingle_set) if shingle_set else []:
+            sig = signature(candidate.content)
+            entry = _Kept(candidate.id, sig.shingles)
+            for key in sig.bands:
                 self._bands.setdefault(key, []).append(entry)
 
     def record(self, kept_id: str, duplicate_id: str) -> None:

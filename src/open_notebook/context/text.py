@@ -8,6 +8,7 @@ import zlib
 from typing import Final
 
 import numpy as np
+import numpy.typing as npt
 
 from open_notebook.context.model import Piece
 
@@ -31,22 +32,27 @@ def fingerprint(text: str) -> str:
 
 
 def shingles(text: str, size: int = SHINGLE_WORDS) -> frozenset[int]:
-    """Hashed word n-grams: each word hashed once (crc32 is stable across processes, unlike
-    ``hash``), then the hashes of ``size`` neighbours combined with fixed odd multipliers."""
-    words = normalized_words(text)
+    """Hashed word n-grams of ``text`` as a set (see :func:`shingle_array`)."""
+    return frozenset(shingle_array(normalized_words(text), size).tolist())
+
+
+def shingle_array(words: list[str], size: int = SHINGLE_WORDS) -> npt.NDArray[np.uint64]:
+    """Hashed word n-grams, sorted and unique: each distinct word hashed once (crc32 is stable
+    across processes, unlike ``hash``), then the hashes of ``size`` neighbours combined with fixed
+    odd multipliers."""
     if not words:
-        return frozenset()
-    hashes = np.fromiter(
-        (zlib.crc32(word.encode("utf-8")) for word in words), dtype=np.uint64, count=len(words)
-    )
+        return np.zeros(0, dtype=np.uint64)
+    table = {word: zlib.crc32(word.encode("utf-8")) for word in set(words)}
+    hashes = np.fromiter(map(table.__getitem__, words), dtype=np.uint64, count=len(words))
     if len(words) < size:
-        return frozenset({int(np.bitwise_xor.reduce(hashes * _MIXERS[: len(words)]))})
+        single = np.bitwise_xor.reduce(hashes * _MIXERS[: len(words)])
+        return np.array([single], dtype=np.uint64)
     span = len(words) - size + 1
     combined = np.zeros(span, dtype=np.uint64)
     for offset in range(size):
         # uint64 arithmetic wraps by design.
         combined = combined * _MIXERS[offset] + hashes[offset : offset + span]
-    return frozenset(combined.tolist())
+    return np.unique(combined)
 
 
 def jaccard(left: frozenset[int], right: frozenset[int]) -> float:
@@ -54,6 +60,14 @@ def jaccard(left: frozenset[int], right: frozenset[int]) -> float:
         return 0.0
     common = len(left & right)
     return common / (len(left) + len(right) - common)
+
+
+def jaccard_sorted(left: npt.NDArray[np.uint64], right: npt.NDArray[np.uint64]) -> float:
+    """:func:`jaccard` of two sorted unique arrays (as :func:`shingle_array` returns)."""
+    if not left.size or not right.size:
+        return 0.0
+    common = int(np.intersect1d(left, right, assume_unique=True).size)
+    return common / (left.size + right.size - common)
 
 
 def sentence_pieces(text: str) -> tuple[Piece, ...]:

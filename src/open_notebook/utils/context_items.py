@@ -6,10 +6,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from open_notebook.context import Candidate, ItemType, Piece
+from open_notebook.context.memo import memo_counter
 from open_notebook.domain.models import Note, Source, SourceInsight
 from open_notebook.errors import InvalidInputError
 from open_notebook.search.types import HitType, SearchHit
-from open_notebook.utils.token_utils import token_count
+from open_notebook.tokens import get_token_counter
 
 _HIT_TYPES = {HitType.SOURCE: ItemType.SOURCE, HitType.NOTE: ItemType.NOTE}
 
@@ -43,7 +44,7 @@ class ContextItem:
         if not isinstance(self.content, str):
             raise InvalidInputError("item content must be a string", field="content")
         if self.token_count < 0:
-            self.token_count = token_count(self.content)
+            self.token_count = memo_counter(get_token_counter()).count(self.content)
 
     def sort_key(self) -> tuple[bool, float, int, str]:
         """The same order as :func:`open_notebook.context.sort_key` of its candidate."""

@@ -1,0 +1,83 @@
+"""Bounded memory of pure per-text work: token counts and near-duplicate signatures.
+
+A record's text does not change while it is stored (an edit is a new text), and a server builds
+contexts from the same records again and again: counting and shingling a 30 kB source on every
+request was most of a query-context build. Results are keyed by the text itself (exact: a hit
+compares the whole string, so there is no collision risk) and evicted least-recently-used once the
+remembered texts exceed a character budget.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Final, Generic, TypeVar
+
+from open_notebook.tokens import TokenCounter
+from open_notebook.tokens.counter import BpeTokenCounter
+
+_V = TypeVar("_V")
+# Short texts are cheaper to count again than to remember.
+MIN_MEMO_CHARS: Final = 256
+DEFAULT_MAX_CHARS: Final = 32_000_000
+
+
+class TextMemo(Generic[_V]):
+    """An LRU of ``text -> value`` bounded by the total length of the remembered texts."""
+
+    def __init__(self, max_chars: int = DEFAULT_MAX_CHARS) -> None:
+        self.max_chars = max_chars
+        self._chars = 0
+        self._values: OrderedDict[str, _V] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def get(self, text: str, compute: Callable[[str], _V]) -> _V:
+        """The remembered value of ``text``, computed (and remembered) on a miss."""
+        if len(text) < MIN_MEMO_CHARS or len(text) > self.max_chars:
+            return compute(text)
+        try:
+            self._values.move_to_end(text)
+            return self._values[text]
+        except KeyError:
+            pass
+        value = compute(text)
+        self._values[text] = value
+        self._chars += len(text)
+        while self._chars > self.max_chars:
+            evicted, _ = self._values.popitem(last=False)
+            self._chars -= len(evicted)
+        return value
+
+
+class MemoCounter:
+    """A token counter that remembers the counts of long texts (``truncate`` is passed through).
+
+    Only the built-in BPE counters are memoized: they are pure functions of the text and their
+    encoding name; any other counter is used as given.
+    """
+
+    def __init__(self, inner: BpeTokenCounter, memo: TextMemo[int]) -> None:
+        self.name = inner.name
+        self._inner = inner
+        self._memo = memo
+
+    def count(self, text: str) -> int:
+        return self._memo.get(text, self._inner.count)
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        return self._inner.truncate(text, max_tokens)
+
+
+_COUNTS: dict[str, TextMemo[int]] = {}
+
+
+def memo_counter(counter: TokenCounter) -> TokenCounter:
+    """``counter`` with its counts of long texts remembered across builds, when it is pure."""
+    if isinstance(counter, MemoCounter) or type(counter) is not BpeTokenCounter:
+        return counter
+    memo = _COUNTS.get(counter.name)
+    if memo is None:
+        memo = _COUNTS.setdefault(counter.name, TextMemo())
+    return MemoCounter(counter, memo)
