@@ -19,7 +19,7 @@ from open_notebook.tokens.counter import BpeTokenCounter
 _V = TypeVar("_V")
 # Short texts are cheaper to count again than to remember.
 MIN_MEMO_CHARS: Final = 256
-DEFAULT_MAX_CHARS: Final = 32_000_000
+DEFAULT_MAX_CHARS: Final = 16_000_000
 
 
 class TextMemo(Generic[_V]):

@@ -11,6 +11,7 @@ import re
 from typing import Final
 from xml.sax.saxutils import escape, quoteattr
 
+from open_notebook.context.memo import TextMemo
 from open_notebook.context.model import Candidate, ItemType, RenderFormat
 
 SEPARATOR: Final = "\n\n"
@@ -21,6 +22,19 @@ _WHITESPACE: Final = re.compile(r"\s+")
 # Characters XML 1.0 forbids even escaped.
 _XML_FORBIDDEN: Final = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _TAGS: Final = {ItemType.SOURCE: "source", ItemType.INSIGHT: "insight", ItemType.NOTE: "note"}
+
+
+def _inert_markdown(body: str) -> str:
+    return _HEADING_START.sub(r"\1\\\2", body.strip())
+
+
+def _inert_xml(body: str) -> str:
+    return escape(_XML_FORBIDDEN.sub("", body.strip()))
+
+
+# A long text is rendered again on every build that offers it: remember its inert form.
+_INERT_MARKDOWN: Final[TextMemo[str]] = TextMemo()
+_INERT_XML: Final[TextMemo[str]] = TextMemo()
 
 
 def _one_line(text: str) -> str:
@@ -34,7 +48,7 @@ def _markdown(candidate: Candidate, body: str, truncated: bool) -> str:
         header += f" (insight on [{candidate.parent_id}])"
     if truncated:
         header += TRUNCATED_NOTE
-    inert = _HEADING_START.sub(r"\1\\\2", body.strip())
+    inert = _INERT_MARKDOWN.get(body, _inert_markdown)
     return f"{header}\n{inert}" if inert else header
 
 
@@ -48,7 +62,7 @@ def _xml(candidate: Candidate, body: str, truncated: bool) -> str:
         attributes.append(f"source={quoteattr(candidate.parent_id)}")
     if truncated:
         attributes.append('truncated="true"')
-    inner = escape(_XML_FORBIDDEN.sub("", body.strip()))
+    inner = _INERT_XML.get(body, _inert_xml)
     return f"<{tag} {' '.join(attributes)}>\n{inner}\n</{tag}>"
 
 

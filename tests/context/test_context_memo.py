@@ -1,0 +1,89 @@
+"""The memory of per-text work: bounded, exact, and invisible in results."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from open_notebook.context.dedup import Deduper, signature
+from open_notebook.context.memo import MIN_MEMO_CHARS, MemoCounter, TextMemo, memo_counter
+from open_notebook.context.model import Candidate, ItemType
+from open_notebook.context.text import (
+    jaccard,
+    jaccard_sorted,
+    normalized_words,
+    shingle_array,
+    shingles,
+)
+from open_notebook.tokens import get_token_counter
+
+
+def _long(word: str, words: int = 100) -> str:
+    return " ".join(f"{word}{i}" for i in range(words))
+
+
+def test_memo_computes_once_and_evicts_least_recent_by_chars() -> None:
+    calls: list[str] = []
+
+    def compute(text: str) -> int:
+        calls.append(text)
+        return len(text)
+
+    first, second, third = _long("a"), _long("b"), _long("c")
+    memo: TextMemo[int] = TextMemo(max_chars=len(first) + len(second))
+    assert memo.get(first, compute) == len(first)
+    assert memo.get(first, compute) == len(first)
+    assert calls == [first]
+    memo.get(second, compute)
+    memo.get(first, compute)  # first is now the most recent
+    memo.get(third, compute)  # over the budget: second goes
+    assert len(memo) == 2
+    memo.get(first, compute)
+    memo.get(second, compute)
+    assert calls == [first, second, third, second]
+
+
+def test_short_texts_are_not_remembered() -> None:
+    memo: TextMemo[int] = TextMemo()
+    memo.get("x" * (MIN_MEMO_CHARS - 1), len)
+    assert len(memo) == 0
+
+
+def test_memo_counter_counts_exactly_and_only_wraps_pure_counters() -> None:
+    inner = get_token_counter()
+    counter = memo_counter(inner)
+    assert isinstance(counter, MemoCounter)
+    text = _long("tok") + " ünïcode 漢字"
+    assert counter.count(text) == inner.count(text) == counter.count(text)
+    assert counter.truncate(text, 7) == inner.truncate(text, 7)
+    assert memo_counter(counter) is counter
+
+    class Words:
+        name = "words"
+
+        def count(self, text: str) -> int:
+            return len(text.split())
+
+        def truncate(self, text: str, max_tokens: int) -> str:
+            return " ".join(text.split()[:max_tokens])
+
+    words = Words()
+    assert memo_counter(words) is words
+
+
+def test_sorted_shingles_give_the_same_similarity_as_sets() -> None:
+    left = _long("w", 60) + " shared tail of words here"
+    right = _long("w", 50) + " other tail of words here"
+    arrays = [shingle_array(normalized_words(text)) for text in (left, right)]
+    assert all(np.all(np.diff(one.astype(np.float64)) > 0) for one in arrays)
+    assert set(arrays[0].tolist()) == shingles(left)
+    assert jaccard_sorted(*arrays) == jaccard(shingles(left), shingles(right))
+
+
+def test_remembered_signature_still_finds_near_duplicates() -> None:
+    text = _long("report", 80)
+    near = text + " extra"
+    assert signature(text) is signature(text)
+    deduper = Deduper(0.8)
+    deduper.keep(Candidate("source:a", ItemType.SOURCE, "A", text))
+    assert deduper.match(Candidate("source:b", ItemType.SOURCE, "B", near)) == "source:a"
+    assert deduper.match(Candidate("source:c", ItemType.SOURCE, "C", _long("other"))) is None
