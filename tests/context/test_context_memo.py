@@ -14,7 +14,9 @@ from open_notebook.context.text import (
     shingle_array,
     shingles,
 )
+from open_notebook.store import Store
 from open_notebook.tokens import get_token_counter
+from open_notebook.utils.context_builder import build_source_context
 
 
 def _long(word: str, words: int = 100) -> str:
@@ -87,3 +89,17 @@ def test_remembered_signature_still_finds_near_duplicates() -> None:
     deduper.keep(Candidate("source:a", ItemType.SOURCE, "A", text))
     assert deduper.match(Candidate("source:b", ItemType.SOURCE, "B", near)) == "source:a"
     assert deduper.match(Candidate("source:c", ItemType.SOURCE, "C", _long("other"))) is None
+
+
+async def test_ids_with_quoted_keys_come_back_plain(store: Store) -> None:
+    # SurrealDB quotes keys like `abc-def` when casting ids to strings; the fetch unquotes them.
+    await store.db.query(
+        "CREATE source:`abc-def` SET title = 'Hyphen', full_text = 'Wind output rose.', "
+        "content_hash = 'h1';"
+        "CREATE source_insight:`in-1` SET source = source:`abc-def`, insight_type = 'summary', "
+        "content = 'Output rose.';"
+    )
+    result = await build_source_context("source:abc-def", store=store)
+    assert [item["id"] for item in result["sources"]] == ["source:abc-def"]
+    assert [item["id"] for item in result["insights"]] == ["source_insight:in-1"]
+    assert result["total_items"] == 2

@@ -56,21 +56,43 @@ async def _notebook_members(
 
 # One round trip for every record a build reads, with only the fields it uses: the SDK decodes
 # replies in Python (~50 µs per row with timestamps), so unused columns cost more than the query.
+# Ids come back as strings cast in the engine: a plain string decodes several times faster than
+# the SDK's tagged record id (see :func:`_plain_id` for the brackets SurrealDB may add).
 # Insights are read per source inside the engine, where each lookup uses the `source` index (an
 # `IN $ids` filter over many ids scans instead).
 _READ = """
-SELECT id, title, full_text FROM $sources;
+SELECT <string> id AS id, title, full_text FROM $sources;
 RETURN array::flatten($insight_sources.map(|$s|
-    SELECT id, source, insight_type, content FROM source_insight WHERE source = $s ORDER BY id));
-SELECT id, source, insight_type, content FROM $insights;
-SELECT id, notebook, title, content FROM $notes;
+    SELECT <string> id AS id, <string> source AS source, insight_type, content
+    FROM source_insight WHERE source = $s ORDER BY id));
+SELECT <string> id AS id, <string> source AS source, insight_type, content FROM $insights;
+SELECT <string> id AS id, <string> notebook AS notebook, title, content FROM $notes;
 """
 
 
+_ID_FIELDS = ("id", "source", "notebook")
+_QUOTES = ("`", "⟩")
+_UNQUOTE = str.maketrans("", "", "`⟨⟩")
+
+
+def _plain_id(value: object) -> object:
+    """``table:key`` as :func:`open_notebook.db.connection.to_plain` writes it: SurrealDB quotes
+    some keys (``source:`abc-def```, or ⟨⟩ in other versions) when casting a record id to a
+    string, and valid keys (:mod:`open_notebook.ids`) never contain those marks."""
+    if isinstance(value, str) and value[-1:] in _QUOTES:
+        return value.translate(_UNQUOTE)
+    return value
+
+
 def _rows(result: object) -> list[dict[str, object]]:
-    return (
-        [row for row in result or [] if isinstance(row, dict)] if isinstance(result, list) else []
-    )
+    if not isinstance(result, list):
+        return []
+    rows = [row for row in result if isinstance(row, dict)]
+    for row in rows:
+        for name in _ID_FIELDS:
+            if name in row:
+                row[name] = _plain_id(row[name])
+    return rows
 
 
 async def fetch_context_data(store: Store, plan: FetchPlan) -> ContextData:
