@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from open_notebook.db.connection import records
+from open_notebook.db.connection import record, records
 from open_notebook.domain.models import Note, Source, SourceInsight
 from open_notebook.errors import NotFoundError
 from open_notebook.store import Store
@@ -42,16 +42,32 @@ class ContextData:
     notes: Mapping[str, Note] = field(default_factory=dict)
 
 
+# A notebook's membership in one round trip, ids cast to strings in the engine: decoding the
+# `created` timestamps the ordering needs would cost more than the query (same order as
+# ``store.notebooks.source_ids`` / ``note_ids``).
+_MEMBERS = """
+SELECT VALUE <string> id FROM $nb;
+(SELECT in, created FROM reference WHERE out = $nb ORDER BY created, in).map(|$r| <string> $r.in);
+"""
+_NOTE_MEMBERS = """
+(SELECT id, created FROM note WHERE notebook = $nb ORDER BY created, id).map(|$r| <string> $r.id);
+"""
+
+
+def _id_list(result: object) -> tuple[str, ...]:
+    items = result if isinstance(result, list) else []
+    return tuple(str(_plain_id(one)) for one in items if isinstance(one, str))
+
+
 async def _notebook_members(
     store: Store, notebook_id: str, include_notes: bool
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    found = await store.notebooks.get_many([notebook_id])
-    if not found:
+    query = _MEMBERS + (_NOTE_MEMBERS if include_notes else "")
+    results = await store.db.query(query, {"nb": record(notebook_id, "notebook")})
+    if not _id_list(results[0]):
         raise NotFoundError(notebook_id)
-    canonical = next(iter(found))
-    sources = await store.notebooks.source_ids([canonical])
-    notes = await store.notebooks.note_ids([canonical]) if include_notes else {}
-    return tuple(sources.get(canonical, [])), tuple(notes.get(canonical, []))
+    notes = _id_list(results[2]) if include_notes else ()
+    return _id_list(results[1]), notes
 
 
 # One round trip for every record a build reads, with only the fields it uses: the SDK decodes
