@@ -16,7 +16,7 @@ from open_notebook.context.text import (
 )
 from open_notebook.store import Store
 from open_notebook.tokens import get_token_counter
-from open_notebook.utils.context_builder import build_source_context
+from open_notebook.utils.context_builder import ContextItem, build_source_context
 
 
 def _long(word: str, words: int = 100) -> str:
@@ -103,3 +103,13 @@ async def test_ids_with_quoted_keys_come_back_plain(store: Store) -> None:
     assert [item["id"] for item in result["sources"]] == ["source:abc-def"]
     assert [item["id"] for item in result["insights"]] == ["source_insight:in-1"]
     assert result["total_items"] == 2
+
+
+def test_context_item_token_count_is_exact_when_read_and_kept_when_given() -> None:
+    text = _long("lazy") + " with ünïcode"
+    item = ContextItem("source:a", "source", text)
+    assert item.token_count == get_token_counter().count(text)
+    given = ContextItem("source:b", "note", text, 1.0, 5)
+    assert given.token_count == 5
+    given.token_count = 9
+    assert given.token_count == 9

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import overload
 
 from open_notebook.context import Candidate, ItemType, Piece
 from open_notebook.context.memo import memo_counter
@@ -15,7 +16,32 @@ from open_notebook.tokens import get_token_counter
 _HIT_TYPES = {HitType.SOURCE: ItemType.SOURCE, HitType.NOTE: ItemType.NOTE}
 
 
-@dataclass(slots=True)
+class _LazyTokenCount:
+    """``ContextItem.token_count``: given, or counted on first read with the real tokenizer.
+
+    A build never reads it (it counts rendered blocks), and counting every text of a large
+    notebook up front was a fifth of a build; the value read is the same as an eager count.
+    """
+
+    @overload
+    def __get__(self, item: None, owner: type) -> int: ...
+    @overload
+    def __get__(self, item: ContextItem, owner: type) -> int: ...
+    def __get__(self, item: ContextItem | None, owner: type) -> int:
+        if item is None:
+            return -1  # the dataclass default: "count it"
+        tokens: int = item.__dict__.get("_token_count", -1)
+        if tokens < 0:
+            tokens = memo_counter(get_token_counter()).count(item.content)
+            item.__dict__["_token_count"] = tokens
+        return tokens
+
+    def __set__(self, item: ContextItem, value: int) -> None:
+        item.__dict__["_token_count"] = value
+
+
+# Not slotted: the lazy ``token_count`` keeps its value in the instance dict.
+@dataclass
 class ContextItem:
     """One piece of context: ``priority`` is its weight (its type's weight unless set), which a
     question's ``relevance`` multiplies; ``token_count`` is counted with the real tokenizer."""
@@ -24,7 +50,7 @@ class ContextItem:
     type: str
     content: str
     priority: float = 1.0
-    token_count: int = field(default=-1)
+    token_count: _LazyTokenCount = _LazyTokenCount()
     title: str = ""
     parent_id: str | None = None
     relevance: float | None = None
@@ -43,8 +69,6 @@ class ContextItem:
             ) from None
         if not isinstance(self.content, str):
             raise InvalidInputError("item content must be a string", field="content")
-        if self.token_count < 0:
-            self.token_count = memo_counter(get_token_counter()).count(self.content)
 
     def sort_key(self) -> tuple[bool, float, int, str]:
         """The same order as :func:`open_notebook.context.sort_key` of its candidate."""
