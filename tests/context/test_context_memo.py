@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from open_notebook.context.dedup import Deduper, signature
-from open_notebook.context.memo import MIN_MEMO_CHARS, MemoCounter, TextMemo, memo_counter
+from open_notebook.context.memo import (
+    MIN_MEMO_CHARS,
+    MemoCounter,
+    TextMemo,
+    clear_memos,
+    memo_counter,
+)
 from open_notebook.context.model import Candidate, ItemType
 from open_notebook.context.text import (
     jaccard,
@@ -113,3 +119,14 @@ def test_context_item_token_count_is_exact_when_read_and_kept_when_given() -> No
     assert given.token_count == 5
     given.token_count = 9
     assert given.token_count == 9
+
+
+def test_clear_memos_forgets_remembered_results() -> None:
+    calls: list[str] = []
+    memo: TextMemo[int] = TextMemo()
+    text = _long("clear")
+    memo.get(text, lambda one: calls.append(one) or 1)
+    clear_memos()
+    assert len(memo) == 0
+    memo.get(text, lambda one: calls.append(one) or 1)
+    assert calls == [text, text]

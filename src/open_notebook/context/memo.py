@@ -22,6 +22,10 @@ MIN_MEMO_CHARS: Final = 256
 DEFAULT_MAX_CHARS: Final = 16_000_000
 
 
+# How to empty every memo made, so a benchmark can start cold (memos are few and module-level).
+_CLEARERS: list[Callable[[], None]] = []
+
+
 class TextMemo(Generic[_V]):
     """An LRU of ``text -> value`` bounded by the total length of the remembered texts."""
 
@@ -29,6 +33,11 @@ class TextMemo(Generic[_V]):
         self.max_chars = max_chars
         self._chars = 0
         self._values: OrderedDict[str, _V] = OrderedDict()
+        _CLEARERS.append(self.clear)
+
+    def clear(self) -> None:
+        self._values.clear()
+        self._chars = 0
 
     def __len__(self) -> int:
         return len(self._values)
@@ -81,3 +90,9 @@ def memo_counter(counter: TokenCounter) -> TokenCounter:
     if memo is None:
         memo = _COUNTS.setdefault(counter.name, TextMemo())
     return MemoCounter(counter, memo)
+
+
+def clear_memos() -> None:
+    """Forget every remembered result (for benchmarks of a cold process; results do not change)."""
+    for clear in _CLEARERS:
+        clear()
