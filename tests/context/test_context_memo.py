@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from open_notebook.context.dedup import Deduper, signature
+from open_notebook.context.fit import FitParams, label_tokens
 from open_notebook.context.memo import (
     MIN_MEMO_CHARS,
     MemoCounter,
@@ -12,7 +13,8 @@ from open_notebook.context.memo import (
     clear_memos,
     memo_counter,
 )
-from open_notebook.context.model import Candidate, ItemType
+from open_notebook.context.model import Candidate, ItemType, RenderFormat
+from open_notebook.context.render import render_block
 from open_notebook.context.text import (
     jaccard,
     jaccard_sorted,
@@ -130,3 +132,14 @@ def test_clear_memos_forgets_remembered_results() -> None:
     assert len(memo) == 0
     memo.get(text, lambda one: calls.append(one) or 1)
     assert calls == [text, text]
+
+
+def test_remembered_label_tokens_match_the_rendered_label() -> None:
+    counter = get_token_counter()
+    candidate = Candidate("source_insight:x", ItemType.INSIGHT, "Key [points]", "", "source:y")
+    for fmt in RenderFormat:
+        for truncated in (False, True):
+            label = render_block(candidate, "", truncated=truncated, fmt=fmt)
+            params = FitParams(memo_counter(counter), fmt)
+            assert label_tokens(candidate, params, truncated=truncated) == counter.count(label)
+            assert label_tokens(candidate, params, truncated=truncated) == counter.count(label)

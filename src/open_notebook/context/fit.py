@@ -5,9 +5,11 @@ Every count here is of the rendered block with the real tokenizer, never an esti
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Final
 
+from open_notebook.context.memo import MemoCounter, on_clear
 from open_notebook.context.model import Candidate, Piece, Placed, RenderFormat
 from open_notebook.context.render import GAP, render_block
 from open_notebook.context.text import merge_spans, sentence_pieces, term_overlap
@@ -26,6 +28,38 @@ class FitParams:
     counter: TokenCounter
     fmt: RenderFormat = RenderFormat.MARKDOWN
     min_body_tokens: int = DEFAULT_MIN_BODY_TOKENS
+
+
+# Label token counts by (encoding, format, truncated, type, id, title, parent): a notebook build
+# asks for the label of every candidate, also of the thousands that end up dropped.
+_LABELS: OrderedDict[tuple[str, str, bool, str, str, str, str | None], int] = OrderedDict()
+_MAX_LABELS: Final = 100_000
+on_clear(_LABELS.clear)
+
+
+def label_tokens(candidate: Candidate, params: FitParams, *, truncated: bool) -> int:
+    """Tokens of the candidate's block with an empty body (its label), remembered when the
+    counter is pure."""
+    if not isinstance(params.counter, MemoCounter):
+        return params.counter.count(
+            render_block(candidate, "", truncated=truncated, fmt=params.fmt)
+        )
+    key = (
+        params.counter.name,
+        params.fmt.value,
+        truncated,
+        candidate.type.value,
+        candidate.id,
+        candidate.title,
+        candidate.parent_id,
+    )
+    tokens = _LABELS.get(key)
+    if tokens is None:
+        block = render_block(candidate, "", truncated=truncated, fmt=params.fmt)
+        tokens = _LABELS[key] = params.counter.count(block)
+        if len(_LABELS) > _MAX_LABELS:
+            _LABELS.popitem(last=False)
+    return tokens
 
 
 def place_whole(candidate: Candidate, params: FitParams) -> Placed:
@@ -53,10 +87,9 @@ def surely_longer(text: str, tokens: int, params: FitParams) -> bool:
 def stub_tokens(candidate: Candidate, params: FitParams, *, tight: bool = False) -> int:
     """Tokens of the smallest useful shrunk block: the label plus ``min_body_tokens`` of text
     (``tight``: plus only a few words, the floor for the first item of a context)."""
-    stub = render_block(candidate, "", truncated=True, fmt=params.fmt)
     # +1: the line break between label and body.
     body = min(MIN_TAIL_TOKENS, params.min_body_tokens) if tight else params.min_body_tokens
-    return params.counter.count(stub) + 1 + body
+    return label_tokens(candidate, params, truncated=True) + 1 + body
 
 
 def _ranked(candidate: Candidate) -> list[Piece]:
@@ -128,8 +161,7 @@ def shrink(
     candidate: Candidate, allowance: int, params: FitParams, original: int, *, tight: bool = False
 ) -> Placed | None:
     """The candidate cut to fit ``allowance`` tokens (marked truncated), or ``None``."""
-    stub = render_block(candidate, "", truncated=True, fmt=params.fmt)
-    room = allowance - params.counter.count(stub) - 1
+    room = allowance - label_tokens(candidate, params, truncated=True) - 1
     floor = min(MIN_TAIL_TOKENS, params.min_body_tokens) if tight else params.min_body_tokens
     if room < floor:
         return None

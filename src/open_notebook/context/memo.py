@@ -92,6 +92,11 @@ def memo_counter(counter: TokenCounter) -> TokenCounter:
     return MemoCounter(counter, memo)
 
 
+def on_clear(clear: Callable[[], None]) -> None:
+    """Have :func:`clear_memos` also call ``clear`` (for remembered results kept elsewhere)."""
+    _CLEARERS.append(clear)
+
+
 def clear_memos() -> None:
     """Forget every remembered result (for benchmarks of a cold process; results do not change)."""
     for clear in _CLEARERS:

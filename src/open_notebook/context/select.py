@@ -20,7 +20,14 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 from open_notebook.context.dedup import DEFAULT_NEAR_THRESHOLD, Deduper
-from open_notebook.context.fit import FitParams, place_whole, shrink, stub_tokens, surely_longer
+from open_notebook.context.fit import (
+    FitParams,
+    label_tokens,
+    place_whole,
+    shrink,
+    stub_tokens,
+    surely_longer,
+)
 from open_notebook.context.model import (
     Candidate,
     Dropped,
@@ -29,7 +36,7 @@ from open_notebook.context.model import (
     prioritize,
     sort_key,
 )
-from open_notebook.context.render import SEPARATOR, render_block, render_document
+from open_notebook.context.render import SEPARATOR, render_document
 from open_notebook.errors import BudgetTooSmallError
 
 # No block (label included) is smaller than this: below it the budget is spent.
@@ -93,9 +100,8 @@ def _plan(
     candidate: Candidate, room: int, params: FitParams, *, tight: bool
 ) -> Placed | int | None:
     """The whole placement if it fits, else the stub's tokens if a shrunk form fits, else None."""
-    label = render_block(candidate, "", truncated=False, fmt=params.fmt)
     # The label alone is cheap to count and spares counting a long text that cannot fit.
-    if room < _MIN_BLOCK_TOKENS or params.counter.count(label) > room:
+    if room < _MIN_BLOCK_TOKENS or label_tokens(candidate, params, truncated=False) > room:
         return None
     whole: Placed | None = None
     if not surely_longer(candidate.content, room, params):
