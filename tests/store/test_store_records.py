@@ -174,3 +174,39 @@ async def test_concurrent_writers_lose_nothing(store: Store) -> None:
     # concurrent writer landed last: a cache keyed by the old stamp always reloads.
     assert not seen & set(stamps)
     assert final not in seen
+
+
+async def test_large_source_is_staged_and_complete(store: Store) -> None:
+    from open_notebook.store.sources import STAGE_ABOVE_CHUNKS
+
+    notebook = await store.notebooks.create("Big")
+    count = STAGE_ABOVE_CHUNKS * 3 + 7
+    source = await store.sources.create(
+        NewSource(title="Long", full_text="long text"),
+        notebook_ids=[notebook.id],
+        chunks=rows(count),
+    )
+    chunks = (await store.chunks.for_parents([source.id]))[source.id]
+    assert [chunk.ord for chunk in chunks] == list(range(count))
+    assert (await store.notebooks.source_ids([notebook.id]))[notebook.id] == [source.id]
+
+
+async def test_failed_staged_source_leaves_nothing(store: Store) -> None:
+    from open_notebook.store.sources import STAGE_ABOVE_CHUNKS
+
+    notebook = await store.notebooks.create("Big")
+    bad = rows(STAGE_ABOVE_CHUNKS * 2)
+    # A chunk the schema refuses, in the middle of the staged batches.
+    bad[STAGE_ABOVE_CHUNKS + 3] = ChunkRow(
+        ord=1,
+        text=None,
+        token_count=1,
+        char_start=0,
+        char_end=1,  # type: ignore[arg-type]
+    )
+    with pytest.raises((InvalidInputError, DatabaseError)):
+        await store.sources.create(
+            NewSource(title="Broken", full_text="broken"), notebook_ids=[notebook.id], chunks=bad
+        )
+    assert await store.chunks.count() == 0
+    assert (await store.notebooks.source_ids([notebook.id]))[notebook.id] == []
