@@ -177,7 +177,7 @@ async def test_concurrent_writers_lose_nothing(store: Store) -> None:
 
 
 async def test_large_source_is_staged_and_complete(store: Store) -> None:
-    from open_notebook.store.sources import STAGE_ABOVE_CHUNKS
+    from open_notebook.store.chunks import STAGE_ABOVE_CHUNKS
 
     notebook = await store.notebooks.create("Big")
     count = STAGE_ABOVE_CHUNKS * 3 + 7
@@ -192,7 +192,7 @@ async def test_large_source_is_staged_and_complete(store: Store) -> None:
 
 
 async def test_failed_staged_source_leaves_nothing(store: Store) -> None:
-    from open_notebook.store.sources import STAGE_ABOVE_CHUNKS
+    from open_notebook.store.chunks import STAGE_ABOVE_CHUNKS
 
     notebook = await store.notebooks.create("Big")
     bad = rows(STAGE_ABOVE_CHUNKS * 2)
@@ -210,3 +210,37 @@ async def test_failed_staged_source_leaves_nothing(store: Store) -> None:
         )
     assert await store.chunks.count() == 0
     assert (await store.notebooks.source_ids([notebook.id]))[notebook.id] == []
+
+
+async def test_staged_replace_restores_scope_fields_and_survives_failure(store: Store) -> None:
+    from open_notebook.store.chunks import STAGE_ABOVE_CHUNKS, chunk_documents
+
+    notebook = await store.notebooks.create("Rebuild")
+    source = await store.sources.create(
+        NewSource(title="S", full_text="t"), notebook_ids=[notebook.id], chunks=rows(2)
+    )
+    insight = await store.sources.add_insight(source.id, "summary", "s", chunks=rows(1))
+    note = await store.notes.create(notebook.id, "n", chunks=rows(1))
+    many = STAGE_ABOVE_CHUNKS
+    new_docs = {
+        insight.id: chunk_documents(
+            insight.id, rows(many, dim=8), source_id=source.id, notebook_id=None
+        ),
+        note.id: chunk_documents(
+            note.id, rows(many, dim=8), source_id=None, notebook_id=notebook.id
+        ),
+    }
+    broken = {key: [dict(doc) for doc in docs] for key, docs in new_docs.items()}
+    broken[note.id][-1]["text"] = None
+    with pytest.raises(InvalidInputError):
+        await store.chunks.replace(broken)
+    before = await store.chunks.for_parents([insight.id, note.id])
+    assert [len(before[insight.id]), len(before[note.id])] == [1, 1]
+    assert await store.chunks.count() == 4
+
+    await store.chunks.replace(new_docs)
+    after = await store.chunks.for_parents([insight.id, note.id], with_embeddings=True)
+    assert {chunk.source for chunk in after[insight.id]} == {source.id}
+    assert {chunk.notebook for chunk in after[note.id]} == {notebook.id}
+    assert {chunk.dim for chunk in after[note.id]} == {8}
+    assert await store.chunks.count() == 2 + 2 * many

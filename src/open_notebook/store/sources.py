@@ -11,7 +11,7 @@ from open_notebook.domain.models import Asset, Source, SourceInsight
 from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import new_id
 from open_notebook.store._base import MAX_NAME_CHARS, Repository, require_text, unique_ids
-from open_notebook.store.chunks import ChunkRow, chunk_documents
+from open_notebook.store.chunks import STAGE_ABOVE_CHUNKS, ChunkRow, chunk_documents
 
 MAX_TOPICS = 100
 
@@ -26,14 +26,9 @@ UPDATE $notebooks SET version = fn::next_version(version), updated = time::now()
 RETURN $created;
 """
 
-# The full-text index makes one large transaction superlinear in time and memory (measured: 600
-# chunks 11-18 s, 1,200 chunks > 23 GB and killed; in separate transactions of 25: 2.4 s and
-# 4.7 s). Sources with more chunks than this are written in stages: chunk batches first, each in
-# its own transaction, under the new source's id, which nothing references yet, so no notebook
-# search can reach them; then one transaction creates the source and its edges and checks that
-# every staged chunk is there. A failure deletes the staged chunks.
-STAGE_ABOVE_CHUNKS = 64
-_STAGE_BATCH = 25
+# Many chunks are staged first (see chunks.STAGE_ABOVE_CHUNKS): under the new source's id, which
+# nothing references yet, so no notebook search reaches them; the transaction above then creates
+# the source and its edges and checks that every staged chunk is there.
 
 _DELETE_SOURCE = """
 LET $insights = SELECT VALUE id FROM source_insight WHERE source = $s;
@@ -125,19 +120,13 @@ class SourceRepository(Repository):
             "expected": len(documents),
         }
         try:
-            await self._stage_chunks(staged)
+            await self.store.chunks.insert_in_batches(staged)
             created = await self.db.transaction(_CREATE_SOURCE, variables)
         except BaseException:
             if staged:
                 await self.db.query("DELETE chunk WHERE parent = $id", {"id": record(source_id)})
             raise
         return self._bind(Source, [created])[0]
-
-    async def _stage_chunks(self, documents: Sequence[dict[str, object]]) -> None:
-        # Sequential on purpose: each batch is its own small transaction (see STAGE_ABOVE_CHUNKS).
-        for start in range(0, len(documents), _STAGE_BATCH):
-            batch = list(documents[start : start + _STAGE_BATCH])
-            await self.db.transaction("INSERT INTO chunk $chunks RETURN NONE;", {"chunks": batch})
 
     async def delete(self, source_id: str) -> None:
         canonical = (await self.get(source_id)).id
