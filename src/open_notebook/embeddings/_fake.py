@@ -9,7 +9,12 @@ from typing import Final
 
 import numpy as np
 
-from open_notebook.embeddings._protocol import Vectors, empty_vectors, l2_normalize
+from open_notebook.embeddings._protocol import (
+    Vectors,
+    empty_vectors,
+    l2_normalize,
+    reject_single_string,
+)
 
 # One token per CJK character (as BERT tokenizers do), otherwise words and single punctuation marks.
 _TOKEN: Final = re.compile(
@@ -48,8 +53,7 @@ class FakeEmbedder:
         return vector
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        if isinstance(texts, str):
-            raise TypeError("embed_documents takes a sequence of texts, not one string")
+        reject_single_string(texts)
         self.calls += 1
         if not texts:
             return empty_vectors(self._dim)

@@ -14,7 +14,12 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 from tokenizers import Tokenizer
 
-from open_notebook.embeddings._protocol import Vectors, empty_vectors, l2_normalize
+from open_notebook.embeddings._protocol import (
+    Vectors,
+    empty_vectors,
+    l2_normalize,
+    reject_single_string,
+)
 from open_notebook.errors import ModelError
 
 if TYPE_CHECKING:
@@ -119,8 +124,7 @@ class OnnxMiniLMEmbedder:
         return vector
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        if isinstance(texts, str):
-            raise TypeError("embed_documents takes a sequence of texts, not one string")
+        reject_single_string(texts)
         if not texts:
             return empty_vectors(DIM)
         _, encoder = self._tokenizers()

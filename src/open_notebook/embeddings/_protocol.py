@@ -53,5 +53,11 @@ def l2_normalize(matrix: npt.NDArray[np.floating]) -> Vectors:
     return normalized
 
 
+def reject_single_string(texts: Sequence[str]) -> None:
+    """Refuse a bare string where a batch is expected (it would embed one vector per character)."""
+    if isinstance(texts, str):
+        raise TypeError("embed_documents takes a sequence of texts, not one string")
+
+
 def empty_vectors(dim: int) -> Vectors:
     return np.zeros((0, dim), dtype=np.float32)

@@ -8,7 +8,12 @@ from typing import Any, Final
 import httpx
 import numpy as np
 
-from open_notebook.embeddings._protocol import Vectors, empty_vectors, l2_normalize
+from open_notebook.embeddings._protocol import (
+    Vectors,
+    empty_vectors,
+    l2_normalize,
+    reject_single_string,
+)
 from open_notebook.errors import ConfigurationError, ModelError
 from open_notebook.tokens import get_token_counter
 
@@ -45,8 +50,7 @@ class _Remote:
         return vector
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        if isinstance(texts, str):
-            raise TypeError("embed_documents takes a sequence of texts, not one string")
+        reject_single_string(texts)
         if not texts:
             return empty_vectors(self._dim or 0)
         parts = [
