@@ -25,6 +25,7 @@ from open_notebook.config import Settings
 from open_notebook.context.memo import clear_memos
 from open_notebook.db import open_database
 from open_notebook.store import Store
+from open_notebook.store.text_stats import text_stats
 from open_notebook.tokens import get_token_counter
 from open_notebook.utils.context_builder import ContextBuilder
 
@@ -94,29 +95,36 @@ async def _populate(store: Store, sources: int, seed: int = 7) -> str:
     rows, edges, insights, notes = [], [], [], []
     for index in range(sources):
         words = 10_000 if index == 0 else rng.randint(100, 600)
+        text = _text(rng, words)
+        # Stored as the store writes them (token count and length of each text, migration 0005).
         rows.append(
             {
                 "id": f"s{index:05d}",
                 "title": f"Source {index}",
-                "full_text": _text(rng, words),
+                "full_text": text,
                 "content_hash": f"h{index}",
+                **text_stats(text),
             }
         )
         edges.append({"in": RecordID("source", f"s{index:05d}"), "out": nb})
         for kind in ("summary", "key points", "questions"):
+            content = _text(rng, rng.randint(20, 60))
             insights.append(
                 {
                     "source": RecordID("source", f"s{index:05d}"),
                     "insight_type": kind,
-                    "content": _text(rng, rng.randint(20, 60)),
+                    "content": content,
+                    **text_stats(content),
                 }
             )
+        content = _text(rng, rng.randint(20, 120))
         notes.append(
             {
                 "notebook": nb,
                 "title": f"Note {index}",
-                "content": _text(rng, rng.randint(20, 120)),
+                "content": content,
                 "note_type": "human",
+                **text_stats(content),
             }
         )
     await store.db.query("INSERT INTO source $rows RETURN NONE", {"rows": rows})

@@ -27,6 +27,8 @@ class Assembly:
     content_hash: str
     budget: int | None
     format: RenderFormat
+    # Not empty: nothing is decided yet; these candidates' texts must be read first.
+    unread: tuple[str, ...] = ()
 
 
 def assemble(
@@ -40,20 +42,29 @@ def assemble(
     near_threshold: float | None = DEFAULT_NEAR_THRESHOLD,
     min_body_tokens: int = DEFAULT_MIN_BODY_TOKENS,
     pre_dropped: Sequence[Dropped] = (),
+    superset: bool = False,
 ) -> Assembly:
     """Dedup, prioritize, fit to ``budget`` (shrink before drop), render and count.
 
     ``pre_dropped`` are decisions made before assembly (unknown ids, excluded by config); they
     appear in the manifest after the others.
 
+    Candidates whose text is not read yet (``loaded`` false) are judged by their stored token
+    counts: those that cannot fit are dropped unread. If others could enter, nothing is decided
+    and :attr:`Assembly.unread` lists the texts to read before assembling again: the texts that
+    would enter if the counts are right, or with ``superset`` every text that could still be
+    needed (after reading those, the next assembly needs none).
+
     Raises:
         BudgetTooSmallError: the budget cannot hold even one item's stub.
     """
     selection = select(
         list(candidates),
-        SelectOptions(budget, per_group_cap, min_score, near_threshold),
+        SelectOptions(budget, per_group_cap, min_score, near_threshold, superset),
         FitParams(memo_counter(counter), fmt, min_body_tokens),
     )
+    if selection.unread:
+        return Assembly("", 0, (), (), {}, "", budget, fmt, selection.unread)
     dropped = selection.dropped + tuple(pre_dropped)
     manifest = build_manifest(selection.placed, dropped)
     return Assembly(

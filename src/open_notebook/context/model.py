@@ -43,7 +43,9 @@ class Candidate:
     ``id`` is the citation id (``source:abc``); ``parent_id`` is the source an insight belongs to;
     ``pieces`` are spans of ``content`` a shrunk version may be cut to (sentences when empty);
     ``order`` is the caller's order, the last tie-break before the id; ``query_terms`` (normalized
-    words of the question) rank sentences when no piece relevance is known.
+    words of the question) rank sentences when no piece relevance is known. A candidate whose text
+    is not ``loaded`` yet (``content`` empty) is judged by ``stored_tokens`` (the count stored with
+    its text, if any) and ``chars`` (its length) until it is read.
     """
 
     id: str
@@ -58,6 +60,9 @@ class Candidate:
     pieces: tuple[Piece, ...] = ()
     duplicates: tuple[str, ...] = ()
     query_terms: frozenset[str] = frozenset()
+    loaded: bool = True
+    stored_tokens: int | None = None
+    chars: int = 0
 
     @property
     def group(self) -> str:

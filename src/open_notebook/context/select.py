@@ -37,6 +37,7 @@ from open_notebook.context.model import (
     sort_key,
 )
 from open_notebook.context.render import SEPARATOR, render_document
+from open_notebook.context.unread import whole_bounds
 from open_notebook.errors import BudgetTooSmallError
 
 # No block (label included) is smaller than this: below it the budget is spent.
@@ -49,14 +50,19 @@ class SelectOptions:
     per_group_cap: int | None = None
     min_score: float | None = None
     near_threshold: float | None = DEFAULT_NEAR_THRESHOLD
+    # Plan the last round of reads: every unread text that could still enter, not a best guess.
+    superset: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Selection:
+    """The decisions, or (when ``unread`` is not empty) the ids whose texts must be read first."""
+
     placed: tuple[Placed, ...]
     dropped: tuple[Dropped, ...]
     rendered: str
     total_tokens: int
+    unread: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +82,14 @@ class _State:
     placed: list[Placed] = field(default_factory=list)
     deferred: list[_Deferred] = field(default_factory=list)
     dropped: list[Dropped] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)
+    # Set at the first unread candidate of a superset plan: the room no longer shrinks.
+    frozen: bool = False
+
+    @property
+    def spent(self) -> bool:
+        """No block fits any more (the budget is charged to below the smallest block)."""
+        return self.options.budget is not None and self.free - self.sep < _MIN_BLOCK_TOKENS
 
     def room(self, candidate: Candidate) -> int:
         room = self.free - self.sep
@@ -116,9 +130,6 @@ def _plan(
 
 def _first_pass(candidate: Candidate, state: _State, deduper: Deduper) -> None:
     """Place whole, defer with a reserved stub, or drop (as budget or duplicate)."""
-    if state.options.budget is not None and state.free - state.sep < _MIN_BLOCK_TOKENS:
-        state.drop(candidate)  # the budget is spent: nothing more is compared or counted
-        return
     # The first item may shrink to a few words rather than lose its place to a later one; later
     # items need a useful body, so small budgets do not fill up with fragments.
     tight = not state.placed and not state.deferred
@@ -146,6 +157,38 @@ def _first_pass(candidate: Candidate, state: _State, deduper: Deduper) -> None:
         state.charge(candidate, plan)
 
 
+def _judge_unread(candidate: Candidate, state: _State) -> None:
+    """Drop an unread candidate that cannot fit, else list it to be read (and, when planning a
+    round of reads, charge what it would most likely take).
+
+    The tests mirror :func:`_plan` with a lower bound for the whole block, and each is monotone
+    in the room: a candidate that cannot fit in a room cannot fit in a smaller one.
+    """
+    if state.options.budget is None:
+        state.unread.append(candidate.id)
+        return
+    room = state.room(candidate)
+    label = label_tokens(candidate, state.params, truncated=False)
+    if room < _MIN_BLOCK_TOKENS or label > room:
+        state.drop(candidate)
+        return
+    # The tight (smaller) stub of a first item whenever nothing is placed or deferred yet.
+    stub = stub_tokens(candidate, state.params, tight=not state.placed and not state.deferred)
+    low, estimate = whole_bounds(candidate, label)
+    if low > room and stub > room:
+        state.drop(candidate)
+        return
+    state.unread.append(candidate.id)
+    if state.options.superset:
+        # Every later candidate gets at most this room: judging them all against it lists every
+        # text the final decisions could need, whatever the texts read now turn out to be.
+        state.frozen = True
+    elif estimate <= room:
+        state.charge(candidate, estimate)
+    elif stub <= room:
+        state.charge(candidate, stub)
+
+
 def _second_pass(state: _State) -> None:
     for deferred in state.deferred:
         candidate = deferred.candidate
@@ -161,6 +204,15 @@ def _second_pass(state: _State) -> None:
             state.charge(candidate, placed.tokens)
 
 
+def _drop_rest(candidates: list[Candidate], state: _State) -> None:
+    below = DropReason.BELOW_MIN_SCORE
+    budget = DropReason.BUDGET
+    state.dropped.extend(
+        Dropped(one, below if _below_min_score(one, state.options) else budget)
+        for one in candidates
+    )
+
+
 def _below_min_score(candidate: Candidate, options: SelectOptions) -> bool:
     return (
         options.min_score is not None
@@ -174,6 +226,9 @@ def select(
 ) -> Selection:
     """Decide, for every candidate, whether it is in (whole or shrunk) or out and why.
 
+    Unread candidates (``loaded`` false) that cannot fit are dropped without their text; if any
+    other is unread, nothing is decided and :attr:`Selection.unread` lists the texts to read.
+
     Raises:
         BudgetTooSmallError: candidates exist but the budget holds not even one item's stub.
     """
@@ -182,12 +237,23 @@ def select(
     state = _State((options.budget or 0) + sep, sep, options, params)
     deduper = Deduper(options.near_threshold)
     eligible = 0
-    for candidate in prioritize(candidates):
+    ordered = prioritize(candidates)
+    for position, candidate in enumerate(ordered):
+        if state.spent:
+            # Nothing more can enter (the room only shrinks in this pass): no text is needed,
+            # and the rest are dropped without being compared or counted.
+            _drop_rest(ordered[position:], state)
+            break
         if _below_min_score(candidate, options):
             state.dropped.append(Dropped(candidate, DropReason.BELOW_MIN_SCORE))
             continue
         eligible += 1
-        _first_pass(candidate, state, deduper)
+        if not candidate.loaded:
+            _judge_unread(candidate, state)
+        elif not state.frozen:
+            _first_pass(candidate, state, deduper)
+    if state.unread:
+        return Selection((), (), "", 0, tuple(state.unread))
     _second_pass(state)
     if eligible and not state.placed:
         raise BudgetTooSmallError(

@@ -10,6 +10,7 @@ from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import new_id
 from open_notebook.store._base import MAX_NAME_CHARS, Repository, require_text
 from open_notebook.store.chunks import ChunkRow, chunk_documents
+from open_notebook.store.text_stats import text_stats
 
 
 def parse_note_type(value: object) -> NoteType:
@@ -56,7 +57,7 @@ class NoteRepository(Repository):
         documents = chunk_documents(note_id, chunks, source_id=None, notebook_id=notebook.id)
         created = await self.db.transaction(
             "LET $created = (CREATE ONLY $n SET notebook = $nb, title = $title, content = $content,"
-            " note_type = $kind);"
+            " note_type = $kind, text_tokens = $stats.text_tokens, text_chars = $stats.text_chars);"
             "INSERT INTO chunk $chunks RETURN NONE;"
             "UPDATE $nb SET version = fn::next_version(version), updated = time::now();"
             "RETURN $created;",
@@ -66,6 +67,7 @@ class NoteRepository(Repository):
                 "title": title.strip(),
                 "content": text,
                 "kind": kind.value,
+                "stats": text_stats(text),
                 "chunks": documents,
             },
         )
@@ -89,9 +91,10 @@ class NoteRepository(Repository):
     ) -> Note:
         """Change a note; new content comes with its new chunks, swapped in the same transaction."""
         note = await self.get(note_id)
-        changes: dict[str, str] = {}
+        changes: dict[str, str | int] = {}
         if content is not None:
-            changes["content"] = require_text(content, "content")
+            text = require_text(content, "content")
+            changes.update(content=text, **text_stats(text))
         if title is not None:
             if not isinstance(title, str):
                 raise InvalidInputError("title must be a string", field="title")

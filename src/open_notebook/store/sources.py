@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from open_notebook.db.connection import record, records
 from open_notebook.domain.models import Asset, Source, SourceInsight
@@ -12,23 +13,27 @@ from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import new_id
 from open_notebook.store._base import MAX_NAME_CHARS, Repository, require_text, unique_ids
 from open_notebook.store.chunks import STAGE_ABOVE_CHUNKS, ChunkRow, chunk_documents
+from open_notebook.store.text_stats import text_stats
 
 MAX_TOPICS = 100
 
-_CREATE_SOURCE = """
-LET $created = (CREATE ONLY $id CONTENT $fields);
-FOR $nb IN $notebooks { RELATE $id->reference->$nb; };
+_CREATE_SOURCES = """
+FOR $s IN $sources {
+    LET $id = $s.id;
+    CREATE $id CONTENT $s.fields RETURN NONE;
+    FOR $nb IN $notebooks { RELATE $id->reference->$nb; };
+};
 INSERT INTO chunk $chunks RETURN NONE;
-IF count(SELECT id FROM chunk WHERE parent = $id) != $expected {
-    THROW "staged chunks of " + <string> $id + " are incomplete";
+IF $staged AND count(SELECT id FROM chunk WHERE parent IN $ids) != $expected {
+    THROW "staged chunks of " + <string> $ids + " are incomplete";
 };
 UPDATE $notebooks SET version = fn::next_version(version), updated = time::now();
-RETURN $created;
+RETURN SELECT * OMIT full_text FROM $ids;
 """
 
-# Many chunks are staged first (see chunks.STAGE_ABOVE_CHUNKS): under the new source's id, which
+# Many chunks are staged first (see chunks.STAGE_ABOVE_CHUNKS): under the new sources' ids, which
 # nothing references yet, so no notebook search reaches them; the transaction above then creates
-# the source and its edges and checks that every staged chunk is there.
+# the sources and their edges and checks that every staged chunk is there.
 
 _DELETE_SOURCE = """
 LET $insights = SELECT VALUE id FROM source_insight WHERE source = $s;
@@ -55,6 +60,26 @@ class NewSource:
     asset: Asset | None = None
     topics: tuple[str, ...] = ()
     token_count: int = 0
+
+
+def _source_fields(new: NewSource) -> dict[str, Any]:
+    """The stored fields of a new source, validated."""
+    title = require_text(new.title, "title", max_chars=MAX_NAME_CHARS)
+    text = require_text(new.full_text, "full_text")
+    topics = [require_text(topic, "topic", max_chars=200) for topic in new.topics]
+    if len(topics) > MAX_TOPICS:
+        raise InvalidInputError(f"at most {MAX_TOPICS} topics", field="topics")
+    fields: dict[str, Any] = {
+        "title": title,
+        "full_text": new.full_text,
+        "topics": topics,
+        "content_hash": content_hash(text),
+        "token_count": new.token_count,
+        **text_stats(new.full_text),
+    }
+    if new.asset is not None:
+        fields["asset"] = new.asset.model_dump(exclude_none=True)
+    return fields
 
 
 class SourceRepository(Repository):
@@ -87,11 +112,27 @@ class SourceRepository(Repository):
         chunks: Sequence[ChunkRow] = (),
     ) -> Source:
         """Store a source, its notebook edges and its chunks in one transaction."""
-        title = require_text(new.title, "title", max_chars=MAX_NAME_CHARS)
-        text = require_text(new.full_text, "full_text")
-        topics = [require_text(topic, "topic", max_chars=200) for topic in new.topics]
-        if len(topics) > MAX_TOPICS:
-            raise InvalidInputError(f"at most {MAX_TOPICS} topics", field="topics")
+        return (await self.create_many([new], notebook_ids=notebook_ids, chunks=[chunks]))[0]
+
+    async def create_many(
+        self,
+        news: Sequence[NewSource],
+        *,
+        notebook_ids: Sequence[str] = (),
+        chunks: Sequence[Sequence[ChunkRow]],
+    ) -> list[Source]:
+        """Store sources (``chunks[i]`` are those of ``news[i]``) in one transaction, in order.
+
+        One transaction for a few small sources costs about half as much as one each (measured:
+        160 one-chunk sources, 0.27 s one by one, 0.14 s in groups of 8, 0.22 s in groups of 32:
+        the full-text index makes large transactions slower). Many chunks are staged first.
+        """
+        if len(chunks) != len(news):
+            raise InvalidInputError(
+                f"expected chunks for each of {len(news)} sources, got {len(chunks)}",
+                field="chunks",
+            )
+        fields = [_source_fields(one) for one in news]
         notebooks = unique_ids(notebook_ids, "notebook")
         assert self.store is not None
         if notebooks:
@@ -99,34 +140,37 @@ class SourceRepository(Repository):
             missing = [one for one in notebooks if one not in existing]
             if missing:
                 raise NotFoundError(missing[0])
-        fields = {
-            "title": title,
-            "full_text": new.full_text,
-            "topics": topics,
-            "content_hash": content_hash(text),
-            "token_count": new.token_count,
-            "asset": new.asset.model_dump(exclude_none=True) if new.asset else None,
-        }
-        if fields["asset"] is None:
-            del fields["asset"]
-        source_id = new_id("source")
-        documents = chunk_documents(source_id, chunks, source_id=source_id, notebook_id=None)
+        ids = [new_id("source") for _ in news]
+        documents = [
+            doc
+            for source_id, rows in zip(ids, chunks, strict=True)
+            for doc in chunk_documents(source_id, rows, source_id=source_id, notebook_id=None)
+        ]
         staged = documents if len(documents) > STAGE_ABOVE_CHUNKS else []
         variables = {
-            "id": record(source_id),
-            "fields": fields,
+            "sources": [
+                {"id": record(one), "fields": values}
+                for one, values in zip(ids, fields, strict=True)
+            ],
+            "ids": records(ids),
             "notebooks": records(notebooks),
             "chunks": [] if staged else documents,
+            "staged": bool(staged),
             "expected": len(documents),
         }
         try:
             await self.store.chunks.insert_in_batches(staged)
-            created = await self.db.transaction(_CREATE_SOURCE, variables)
+            rows = await self.db.transaction(_CREATE_SOURCES, variables)
         except BaseException:
             if staged:
-                await self.db.query("DELETE chunk WHERE parent = $id", {"id": record(source_id)})
+                await self.db.query("DELETE chunk WHERE parent IN $ids", {"ids": records(ids)})
             raise
-        return self._bind(Source, [created])[0]
+        # The texts were just sent; reading them back would only cost decoding time.
+        texts = {one: new.full_text for one, new in zip(ids, news, strict=True)}
+        found = {one.id: one for one in self._bind(Source, rows or [])}
+        for source_id, source in found.items():
+            source.full_text = texts[source_id]
+        return [found[one] for one in ids]
 
     async def delete(self, source_id: str) -> None:
         canonical = (await self.get(source_id)).id
@@ -170,7 +214,8 @@ class SourceRepository(Repository):
         documents = chunk_documents(insight_id, chunks, source_id=source.id, notebook_id=None)
         created = await self.db.transaction(
             "LET $created = (CREATE ONLY $i"
-            " SET source = $s, insight_type = $kind, content = $content);"
+            " SET source = $s, insight_type = $kind, content = $content,"
+            " text_tokens = $stats.text_tokens, text_chars = $stats.text_chars);"
             "INSERT INTO chunk $chunks RETURN NONE;"
             "UPDATE (SELECT VALUE out FROM reference WHERE in = $s)"
             " SET version = fn::next_version(version);"
@@ -180,6 +225,7 @@ class SourceRepository(Repository):
                 "s": record(source.id),
                 "kind": kind,
                 "content": text,
+                "stats": text_stats(text),
                 "chunks": documents,
             },
         )

@@ -8,13 +8,14 @@ of items.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from open_notebook.db.connection import record, records
-from open_notebook.domain.models import Note, Source, SourceInsight
 from open_notebook.errors import NotFoundError
 from open_notebook.store import Store
 from open_notebook.store._base import unique_ids
+from open_notebook.utils.context_catalog import Catalog, Requested, read_catalogs
+from open_notebook.utils.context_rows import TextRecord, plain_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,16 +31,19 @@ class FetchPlan:
     skip_sources: frozenset[str] = frozenset()
     # Sources found by search bring only the insights search found, not all of theirs.
     no_insights_for: frozenset[str] = frozenset()
+    # The counts stored with texts are of STATS_ENCODING; a build counting with another
+    # tokenizer must not plan with them.
+    stored_counts: bool = True
 
 
 @dataclass(frozen=True, slots=True)
 class ContextData:
     notebook_source_ids: tuple[str, ...] = ()
     notebook_note_ids: tuple[str, ...] = ()
-    sources: Mapping[str, Source] = field(default_factory=dict)
-    insights: Mapping[str, list[SourceInsight]] = field(default_factory=dict)
-    insights_by_id: Mapping[str, SourceInsight] = field(default_factory=dict)
-    notes: Mapping[str, Note] = field(default_factory=dict)
+    sources: Mapping[str, TextRecord] = field(default_factory=dict)
+    insights: Mapping[str, Sequence[TextRecord]] = field(default_factory=dict)
+    insights_by_id: Mapping[str, TextRecord] = field(default_factory=dict)
+    notes: Mapping[str, TextRecord] = field(default_factory=dict)
 
 
 # A notebook's membership in one round trip, ids cast to strings in the engine: decoding the
@@ -56,7 +60,7 @@ _NOTE_MEMBERS = """
 
 def _id_list(result: object) -> tuple[str, ...]:
     items = result if isinstance(result, list) else []
-    return tuple(str(_plain_id(one)) for one in items if isinstance(one, str))
+    return tuple(str(plain_id(one)) for one in items if isinstance(one, str))
 
 
 async def _notebook_members(
@@ -87,17 +91,6 @@ SELECT <string> id AS id, <string> notebook AS notebook, title, content FROM $no
 
 
 _ID_FIELDS = ("id", "source", "notebook")
-_QUOTES = ("`", "⟩")
-_UNQUOTE = str.maketrans("", "", "`⟨⟩")
-
-
-def _plain_id(value: object) -> object:
-    """``table:key`` as :func:`open_notebook.db.connection.to_plain` writes it: SurrealDB quotes
-    some keys (``source:`abc-def```, or ⟨⟩ in other versions) when casting a record id to a
-    string, and valid keys (:mod:`open_notebook.ids`) never contain those marks."""
-    if isinstance(value, str) and value[-1:] in _QUOTES:
-        return value.translate(_UNQUOTE)
-    return value
 
 
 def _rows(result: object) -> list[dict[str, object]]:
@@ -107,7 +100,7 @@ def _rows(result: object) -> list[dict[str, object]]:
     for row in rows:
         for name in _ID_FIELDS:
             if name in row:
-                row[name] = _plain_id(row[name])
+                row[name] = plain_id(row[name])
     return rows
 
 
@@ -136,10 +129,62 @@ async def fetch_context_data(store: Store, plan: FetchPlan) -> ContextData:
             "notes": records(unique_ids([*plan.note_ids, *nb_notes], "note")),
         },
     )
-    sources = {row.id: row for row in map(Source.model_validate, _rows(results[0]))}
-    insights: dict[str, list[SourceInsight]] = {}
-    for insight in map(SourceInsight.model_validate, _rows(results[1])):
-        insights.setdefault(insight.source, []).append(insight)
-    by_id = {row.id: row for row in map(SourceInsight.model_validate, _rows(results[2]))}
-    notes = {row.id: row for row in map(Note.model_validate, _rows(results[3]))}
+    sources = {row.id: row for row in map(_source, _rows(results[0]))}
+    insights: dict[str, list[TextRecord]] = {}
+    for insight in map(_insight, _rows(results[1])):
+        insights.setdefault(insight.parent or "", []).append(insight)
+    by_id = {row.id: row for row in map(_insight, _rows(results[2]))}
+    notes = {row.id: row for row in map(_note, _rows(results[3]))}
     return ContextData(nb_sources, nb_notes, sources, insights, by_id, notes)
+
+
+def _source(row: dict[str, object]) -> TextRecord:
+    return TextRecord(str(row["id"]), str(row.get("title", "")), str(row["full_text"]))
+
+
+def _insight(row: dict[str, object]) -> TextRecord:
+    source = row.get("source")
+    return TextRecord(
+        str(row["id"]), str(row["insight_type"]), str(row["content"]), parent=str(source)
+    )
+
+
+def _note(row: dict[str, object]) -> TextRecord:
+    return TextRecord(str(row["id"]), str(row.get("title", "")), str(row["content"]))
+
+
+async def fetch_catalog_data(store: Store, plan: FetchPlan) -> ContextData:
+    """What :func:`fetch_context_data` reads, without texts (read later, only where needed).
+
+    Raises:
+        NotFoundError: the notebook does not exist (it is the scope, not an item).
+    """
+    requested_sources = [one for one in plan.source_ids if one not in plan.skip_sources]
+    requested = Requested(
+        source_ids=requested_sources,
+        insight_source_ids=requested_sources if plan.include_insights else (),
+        note_ids=plan.note_ids,
+    )
+    notebook, explicit = await read_catalogs(store, plan.notebook_id, requested)
+    nb = notebook or Catalog()
+    insights: dict[str, Sequence[TextRecord]] = {**(nb.insights or {}), **(explicit.insights or {})}
+    data = ContextData(
+        notebook_source_ids=tuple(one.id for one in nb.sources),
+        notebook_note_ids=tuple(one.id for one in nb.notes) if plan.include_notes else (),
+        sources={one.id: one for one in (*nb.sources, *explicit.sources)},
+        insights=insights if plan.include_insights else {},
+        notes={one.id: one for one in (*nb.notes, *explicit.notes)},
+    )
+    return data if plan.stored_counts else _uncounted(data)
+
+
+def _uncounted(data: ContextData) -> ContextData:
+    def strip(record: TextRecord) -> TextRecord:
+        return replace(record, tokens=None)
+
+    return replace(
+        data,
+        sources={key: strip(one) for key, one in data.sources.items()},
+        insights={key: [strip(one) for one in ones] for key, ones in data.insights.items()},
+        notes={key: strip(one) for key, one in data.notes.items()},
+    )

@@ -8,19 +8,23 @@ from typing import overload
 
 from open_notebook.context import Candidate, ItemType, Piece
 from open_notebook.context.memo import memo_counter
-from open_notebook.domain.models import Note, Source, SourceInsight
 from open_notebook.errors import InvalidInputError
 from open_notebook.search.types import HitType, SearchHit
 from open_notebook.tokens import get_token_counter
+from open_notebook.utils.context_rows import TextRecord
 
 _HIT_TYPES = {HitType.SOURCE: ItemType.SOURCE, HitType.NOTE: ItemType.NOTE}
+# Dict lookups, not ``ItemType(value)``: an enum call costs ~4 µs, and a build converts every item.
+_ITEM_TYPES: dict[str, ItemType] = {one.value: one for one in ItemType}
+_TYPE_VALUES: dict[str, str] = {one.value: one.value for one in ItemType}
 
 
 class _LazyTokenCount:
     """``ContextItem.token_count``: given, or counted on first read with the real tokenizer.
 
     A build never reads it (it counts rendered blocks), and counting every text of a large
-    notebook up front was a fifth of a build; the value read is the same as an eager count.
+    notebook up front was a fifth of a build; the value read is the same as an eager count. An
+    item whose text the build never needed (not ``loaded``) reports the count stored with it.
     """
 
     @overload
@@ -31,6 +35,8 @@ class _LazyTokenCount:
         if item is None:
             return -1  # the dataclass default: "count it"
         tokens: int = item.__dict__.get("_token_count", -1)
+        if tokens < 0 and not item.loaded and item.stored_tokens is not None:
+            return item.stored_tokens
         if tokens < 0:
             tokens = memo_counter(get_token_counter()).count(item.content)
             item.__dict__["_token_count"] = tokens
@@ -59,11 +65,14 @@ class ContextItem:
     pieces: tuple[Piece, ...] = ()
     truncated: bool = False
     duplicates: tuple[str, ...] = ()
+    loaded: bool = True
+    stored_tokens: int | None = None
+    chars: int = 0
 
     def __post_init__(self) -> None:
         try:
-            self.type = ItemType(self.type).value
-        except ValueError:
+            self.type = _TYPE_VALUES[self.type]
+        except (KeyError, TypeError):
             raise InvalidInputError(
                 f"item type must be source, insight or note, got {self.type!r}", field="type"
             ) from None
@@ -78,7 +87,7 @@ class ContextItem:
     def to_candidate(self) -> Candidate:
         return Candidate(
             id=self.id,
-            type=ItemType(self.type),
+            type=_ITEM_TYPES[self.type],
             title=self.title,
             content=self.content,
             parent_id=self.parent_id,
@@ -88,40 +97,40 @@ class ContextItem:
             order=self.order,
             pieces=self.pieces,
             duplicates=self.duplicates,
+            loaded=self.loaded,
+            stored_tokens=self.stored_tokens,
+            chars=self.chars,
         )
 
-
-def source_item(source: Source, weight: float, *, pinned: bool, order: int) -> ContextItem:
-    return ContextItem(
-        source.id,
-        ItemType.SOURCE,
-        source.full_text,
-        weight,
-        title=source.title,
-        pinned=pinned,
-        order=order,
-    )
+    def read(self, text: str) -> None:
+        """Give an unread item its text (read in stage two of a build)."""
+        self.content = text
+        self.loaded = True
 
 
-def insight_item(
-    insight: SourceInsight, weight: float, *, pinned: bool, order: int, relevance: float | None
+def record_item(
+    record: TextRecord,
+    item_type: ItemType,
+    weight: float,
+    *,
+    pinned: bool,
+    order: int,
+    relevance: float | None = None,
 ) -> ContextItem:
+    """An item of a source, insight or note as the build read it (its text maybe not yet)."""
     return ContextItem(
-        insight.id,
-        ItemType.INSIGHT,
-        insight.content,
+        record.id,
+        item_type,
+        record.text,
         weight,
-        title=insight.insight_type,
-        parent_id=insight.source,
+        title=record.title,
+        parent_id=record.parent,
         pinned=pinned,
         order=order,
         relevance=relevance,
-    )
-
-
-def note_item(note: Note, weight: float, *, pinned: bool, order: int) -> ContextItem:
-    return ContextItem(
-        note.id, ItemType.NOTE, note.content, weight, title=note.title, pinned=pinned, order=order
+        loaded=record.loaded,
+        stored_tokens=record.tokens,
+        chars=record.chars,
     )
 
 

@@ -15,8 +15,10 @@ from open_notebook.utils.context_items import (
     ContextItem,
     group_hits,
     hit_pieces,
+    record_item,
     relevance_by_chunk,
 )
+from open_notebook.utils.context_rows import TextRecord
 
 if TYPE_CHECKING:
     from open_notebook.utils.context_builder import ContextBuilder
@@ -45,18 +47,15 @@ async def run_search(
 _TYPES = {"source": ItemType.SOURCE, "note": ItemType.NOTE, "source_insight": ItemType.INSIGHT}
 
 
-def _record_text(data: ContextData, parent_id: str) -> tuple[str, str, str | None] | None:
-    """Title, text and parent source of a hit's parent record, or ``None`` if it is gone."""
+def _record(data: ContextData, parent_id: str) -> TextRecord | None:
+    """A hit's parent record (with its text), or ``None`` if it is gone."""
     table = table_of(parent_id)
-    if table == "source" and parent_id in data.sources:
-        source = data.sources[parent_id]
-        return source.title, source.full_text, None
-    if table == "note" and parent_id in data.notes:
-        note = data.notes[parent_id]
-        return note.title, note.content, None
-    if table == "source_insight" and parent_id in data.insights_by_id:
-        insight = data.insights_by_id[parent_id]
-        return insight.insight_type, insight.content, insight.source
+    if table == "source":
+        return data.sources.get(parent_id)
+    if table == "note":
+        return data.notes.get(parent_id)
+    if table == "source_insight":
+        return data.insights_by_id.get(parent_id)
     return None
 
 
@@ -95,23 +94,19 @@ def items_from_hits(
         if _excluded(parent_id, builder):
             dropped.append((parent_id, DropReason.EXCLUDED_BY_CONFIG))
             continue
-        found = _record_text(data, parent_id)
+        found = _record(data, parent_id)
         if found is None:
             dropped.append((parent_id, DropReason.NOT_FOUND))
             continue
-        title, text, source_id = found
         item_type = _TYPES[table_of(parent_id)]
-        items.append(
-            ContextItem(
-                parent_id,
-                item_type,
-                text,
-                builder.config.priority_weights[item_type.value],
-                title=title,
-                parent_id=source_id,
-                relevance=max(relevance[hit.id] for hit in parent_hits),
-                order=order,
-                pieces=hit_pieces(parent_hits, relevance, len(text)),
-            )
+        item = record_item(
+            found,
+            item_type,
+            builder.config.priority_weights[item_type.value],
+            pinned=False,
+            order=order,
+            relevance=max(relevance[hit.id] for hit in parent_hits),
         )
+        item.pieces = hit_pieces(parent_hits, relevance, len(found.text))
+        items.append(item)
     return items, dropped
