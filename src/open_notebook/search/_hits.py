@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Final
 
 from open_notebook.db import Database
 from open_notebook.db.connection import records
+from open_notebook.search._catalog import CHUNK_COLUMNS, Catalog, details_of, titles_of
 from open_notebook.search.types import HitScores, HitType, SearchHit
 
-# Parent titles are read once per distinct parent, not once per chunk.
-_DETAILS: Final = """
-LET $rows = SELECT id, kind, parent, source, text, char_start, char_end, heading_path FROM $ids;
-RETURN $rows;
-SELECT id, title, insight_type, source.title AS source_title
-    FROM array::distinct($rows.parent);
+# For hits the scope's catalog does not hold (a text search before any vector load, or chunks
+# stored without a vector). Parent titles are read once per distinct parent, not once per chunk.
+_DETAILS: Final = f"""
+SELECT VALUE {CHUNK_COLUMNS}] FROM $ids;
+SELECT VALUE [id, title, insight_type, source.title]
+    FROM array::distinct((SELECT VALUE parent FROM $ids));
 """
 
 
@@ -38,47 +39,38 @@ class ParentGroup:
 
 
 async def load_hits(
-    db: Database, ranked: Sequence[RankedId], highlight: Callable[[str], tuple[str, ...]]
+    db: Database,
+    ranked: Sequence[RankedId],
+    highlight: Callable[[str], tuple[str, ...]],
+    catalog: Catalog | None = None,
 ) -> list[SearchHit]:
-    """Turn ranked chunk ids into hits; chunks deleted meanwhile are skipped."""
-    if not ranked:
-        return []
-    rows, parents = (await db.query(_DETAILS, {"ids": records([one.id for one in ranked])}))[-2:]
-    by_id = {str(row["id"]): row for row in rows or [] if row}
-    titles = {str(parent["id"]): parent for parent in parents or [] if parent}
+    """Turn ranked chunk ids into hits; chunks deleted meanwhile are skipped.
+
+    Details come from ``catalog`` (read at the same version stamp as the ranking) and one query
+    reads whatever it lacks; a fresh catalog means no query at all.
+    """
+    known = catalog if catalog is not None else Catalog()
+    missing = [one.id for one in ranked if one.id not in known.details]
+    fetched = await _fetch(db, missing) if missing else Catalog()
     hits: list[SearchHit] = []
     for one in ranked:
-        row = by_id.get(one.id)
-        if row is not None:
-            parent = titles.get(str(row["parent"]), {})
-            hit = _hit(row, parent, one, rank=len(hits) + 1)
+        rank = len(hits) + 1
+        hit = known.hit(one.id, one.scores, rank) or fetched.hit(one.id, one.scores, rank)
+        if hit is not None:
             hits.append(replace(hit, highlights=highlight(hit.text)))
     return hits
 
 
-def _hit(row: dict[str, Any], parent: dict[str, Any], ranked: RankedId, *, rank: int) -> SearchHit:
-    kind = HitType(row["kind"])
-    return SearchHit(
-        id=ranked.id,
-        kind=kind,
-        parent_id=str(row["parent"]),
-        source_id=str(row["source"]) if row.get("source") else None,
-        parent_title=_title(parent, kind),
-        text=str(row["text"]),
-        char_start=int(row["char_start"]),
-        char_end=int(row["char_end"]),
-        scores=ranked.scores,
-        rank=rank,
-        heading_path=tuple(row.get("heading_path") or ()),
-    )
-
-
-def _title(parent: dict[str, Any], kind: HitType) -> str:
-    if kind is HitType.INSIGHT:
-        source_title = parent.get("source_title") or ""
-        insight_type = parent.get("insight_type") or "insight"
-        return f"{source_title} ({insight_type})" if source_title else str(insight_type)
-    return str(parent.get("title") or "")
+async def _fetch(db: Database, chunk_ids: Sequence[str]) -> Catalog:
+    rows, parents = await db.query(_DETAILS, {"ids": records(chunk_ids)})
+    details = dict(details_of(row) for row in rows or [] if row)
+    titles: dict[str, str] = {}
+    for parent_id, title, insight_type, source_title in parents or []:
+        if insight_type is None:
+            titles[str(parent_id)] = str(title or "")
+        else:
+            titles.update(titles_of([], [], [[parent_id, insight_type, source_title]]))
+    return Catalog(details, titles)
 
 
 def group_by_parent(hits: Sequence[SearchHit]) -> list[ParentGroup]:

@@ -106,6 +106,8 @@ class SearchService:
         request = self._request(query, notebook_id, mode, limit, types)
         stamp, text_hits = await self._first_round_trip(request)
         vector_hits: list[tuple[str, float]] = []
+        # A text search uses the loaded snapshot's details when it is current; it does not load.
+        snapshot = self.vectors.cached(request.notebook_id, stamp)
         if request.mode is not SearchMode.TEXT:
             snapshot = await self.vectors.snapshot(request.notebook_id, stamp)
             snapshot.check_model(self._embedder.model_id, self._embedder.dim)
@@ -116,7 +118,10 @@ class SearchService:
             ranked = [one for one in ranked if _primary(one.scores, request.mode) >= min_score]
         pattern = term_pattern(request.query.text[:_HIGHLIGHT_QUERY_CHARS])
         return await load_hits(
-            self._store.db, ranked[: request.limit], lambda text: snippets(text, pattern)
+            self._store.db,
+            ranked[: request.limit],
+            lambda text: snippets(text, pattern),
+            None if snapshot is None else snapshot.catalog,
         )
 
     def _request(
