@@ -7,6 +7,7 @@ import hashlib
 import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -30,9 +31,10 @@ TOKENIZER_SHA256: Final = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa3
 # all-MiniLM-L6-v2's max_seq_length: longer inputs are cut by the model, so chunks must fit.
 MAX_SEQ_TOKENS: Final = 256
 DIM: Final = 384
-# Measured on 2 cores, 160 business-reports passages (best of 3): batch 2-8 took 2.3-2.8 s, batch 32
-# took 3.7-4.6 s; small batches keep the attention tensors in cache.
-_DEFAULT_BATCH: Final = 8
+# Measured on 2 cores, 160 business-reports passages (14.6k word pieces), one ORT thread, CPU
+# seconds: one text per run 3.8-3.9 s; batches of 4-16 sorted by length 5.5 s (padding, and the
+# activations of a batch no longer fit in cache). So texts run one at a time by default.
+_DEFAULT_BATCH: Final = 1
 
 
 def sha256_of(path: Path) -> str:
@@ -56,12 +58,19 @@ def _verified(path: Path, expected: str, what: str) -> Path:
 
 
 def _default_threads() -> int:
-    # Two threads use both cores of the target machine; more only adds contention.
+    # One worker per core (at most 4): more only adds contention.
     return max(1, min(4, os.cpu_count() or 1))
 
 
 class OnnxMiniLMEmbedder:
     """The default offline embedder; loaded once (thread-safe), on first use or ``warm_up()``.
+
+    Each run of the model is single-threaded; a call with several batches spreads them over
+    ``threads`` workers sharing one session. Measured on 2 shared cores, 160 passages: ORT's own
+    intra-op threads spin-wait at every operator and lose to any other busy thread (8.8 CPU
+    seconds under load vs 4.0 for two single-threaded workers); a short query took 7-12 ms with
+    two intra-op threads vs 7-8 ms with one. Independent runs need no barrier, so other work
+    (the ingest pipeline's own) only takes its own share of the cores.
 
     ``count_tokens`` counts word pieces *including* ``[CLS]`` and ``[SEP]``, without truncation,
     so it can be compared with ``max_tokens`` (256) directly.
@@ -86,6 +95,7 @@ class OnnxMiniLMEmbedder:
         self._batch_size = max(1, batch_size)
         self._lock = threading.Lock()
         self._session: onnxruntime.InferenceSession | None = None
+        self._pool: ThreadPoolExecutor | None = None
         self._counter: Tokenizer | None = None
         self._encoder: Tokenizer | None = None
 
@@ -105,10 +115,16 @@ class OnnxMiniLMEmbedder:
             with self._lock:
                 if self._session is None:
                     self._session = _load_session(
-                        _verified(self._model_path, self._model_sha256, "embedding model"),
-                        self._threads,
+                        _verified(self._model_path, self._model_sha256, "embedding model")
                     )
         return self._session
+
+    def _workers(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="embed")
+        return self._pool
 
     def warm_up(self) -> None:
         self._tokenizers()
@@ -128,13 +144,32 @@ class OnnxMiniLMEmbedder:
         if not texts:
             return empty_vectors(DIM)
         _, encoder = self._tokenizers()
+        # One tokenizer call for the whole input (it releases the GIL and runs in parallel).
+        pieces = [one.ids for one in encoder.encode_batch(list(texts))]
+        return self._embed_ids(pieces)
+
+    def _embed_ids(self, pieces: Sequence[Sequence[int]]) -> Vectors:
+        """Vectors of texts already cut into word-piece ids (with ``[CLS]``/``[SEP]``, ≤ 256)."""
+        if not pieces:
+            return empty_vectors(DIM)
         session = self._loaded_session()
         # Similar lengths in one batch waste less work on padding; results go back in input order.
-        order = sorted(range(len(texts)), key=lambda index: len(texts[index]))
-        result = np.empty((len(texts), DIM), dtype=np.float32)
-        for start in range(0, len(order), self._batch_size):
-            batch = order[start : start + self._batch_size]
-            result[batch] = _run(session, encoder, [texts[index] for index in batch])
+        order = sorted(range(len(pieces)), key=lambda index: len(pieces[index]))
+        batches = [
+            order[start : start + self._batch_size]
+            for start in range(0, len(order), self._batch_size)
+        ]
+        result = np.empty((len(pieces), DIM), dtype=np.float32)
+
+        def run(batch: list[int]) -> None:
+            result[batch] = _run(session, [pieces[index] for index in batch])
+
+        if len(batches) == 1 or self._threads == 1:
+            for batch in batches:
+                run(batch)
+        else:
+            for done in [self._workers().submit(run, batch) for batch in batches]:
+                done.result()  # re-raises a worker's ModelError here
         return result
 
 
@@ -147,7 +182,7 @@ def _load_tokenizers() -> tuple[Tokenizer, Tokenizer]:
     counter.no_truncation()
     counter.no_padding()
     encoder.enable_truncation(MAX_SEQ_TOKENS)
-    encoder.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest text of each batch
+    encoder.no_padding()  # batches are padded to their longest text in ``_run``
     return counter, encoder
 
 
@@ -161,11 +196,12 @@ def _ort_errors() -> tuple[type[Exception], ...]:
     return (RuntimeError, ValueError, *own)
 
 
-def _load_session(path: Path, threads: int) -> onnxruntime.InferenceSession:
+def _load_session(path: Path) -> onnxruntime.InferenceSession:
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = threads
+    # Parallelism comes from independent runs (see OnnxMiniLMEmbedder), not from ORT's pool.
+    options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
     try:
@@ -176,16 +212,19 @@ def _load_session(path: Path, threads: int) -> onnxruntime.InferenceSession:
         raise ModelError(f"cannot load the embedding model {path}: {error}") from error
 
 
-def _run(session: onnxruntime.InferenceSession, encoder: Tokenizer, texts: list[str]) -> Vectors:
-    encodings = encoder.encode_batch(texts)
-    ids = np.array([one.ids for one in encodings], dtype=np.int64)
-    mask = np.array([one.attention_mask for one in encodings], dtype=np.int64)
+def _run(session: onnxruntime.InferenceSession, pieces: list[Sequence[int]]) -> Vectors:
+    longest = max(len(one) for one in pieces)
+    ids = np.zeros((len(pieces), longest), dtype=np.int64)  # 0 is [PAD]
+    mask = np.zeros((len(pieces), longest), dtype=np.int64)
+    for row, one in enumerate(pieces):
+        ids[row, : len(one)] = one
+        mask[row, : len(one)] = 1
     feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
     try:
         (hidden,) = session.run(["last_hidden_state"], feeds)
     except _ort_errors() as error:
         raise ModelError(
-            f"the embedding model failed on a batch of {len(texts)}: {error}"
+            f"the embedding model failed on a batch of {len(pieces)}: {error}"
         ) from error
     weights = mask[:, :, None].astype(np.float32)
     pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)

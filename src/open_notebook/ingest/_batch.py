@@ -3,19 +3,30 @@
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from open_notebook.errors import ExtractionError, InvalidInputError
-from open_notebook.ingest._extract import SUPPORTED_SUFFIXES
-from open_notebook.ingest._types import IngestFailure, IngestProgress, IngestResult, Prepared
+from open_notebook.ingest._extract import SUPPORTED_SUFFIXES, extract_file
+from open_notebook.ingest._types import (
+    Extracted,
+    IngestFailure,
+    IngestProgress,
+    IngestResult,
+    Prepared,
+)
 
 if TYPE_CHECKING:
     from open_notebook.ingest._pipeline import Ingestor
 
 ProgressCallback = Callable[[IngestProgress], None]
 _SHOWN_FAILURES = 5
+# Items prepared together (one hash lookup, one embedder call), and windows prepared ahead of the
+# one being written: two keep the embedder fed while a window is chunked or written.
+WINDOW = 8
+AHEAD = 2
 
 
 class BatchIngestError(ExtractionError):
@@ -67,43 +78,83 @@ async def add_many(
     items: Sequence[Path | str],
     progress: ProgressCallback | None,
 ) -> list[IngestResult]:
-    """Add every item in turn; raise :class:`BatchIngestError` at the end if any failed.
+    """Add every item; raise :class:`BatchIngestError` at the end if any failed.
 
-    The next item is extracted and embedded while the current one is written, so the database
-    round trips hide behind the model's work.
+    Items go in windows: one hash lookup and one embedder call per window (the embedder's
+    workers stay busy across short documents), written in a few small transactions. The next
+    windows are read, chunked and embedded while the current one is written.
     """
     if notebook_id is not None:
         await ingestor.store.notebooks.get(notebook_id)  # a wrong notebook fails once, up front
     expanded, failures = expand(items)
     results: list[IngestResult] = []
     report = progress or (lambda _: None)
-    upcoming = _start(ingestor, expanded, 0)
+    report(IngestProgress("ingest", 0, len(expanded)))
+    windows = [expanded[start : start + WINDOW] for start in range(0, len(expanded), WINDOW)]
+    ahead: deque[asyncio.Task[list[Prepared | IngestFailure]]] = deque()
+    done = 0
     try:
-        for done, item in enumerate(expanded):
-            report(IngestProgress("ingest", done, len(expanded), str(item)))
-            current, upcoming = upcoming, _start(ingestor, expanded, done + 1)
-            try:
-                prepared = await current if current is not None else None
-                if prepared is not None:
-                    results.append(await ingestor.commit(notebook_id, prepared, recheck=True))
-            except (ExtractionError, InvalidInputError) as error:
-                failures.append(IngestFailure(str(item), str(error)))
+        for index, window in enumerate(windows):
+            while len(ahead) < AHEAD and index + len(ahead) < len(windows):
+                upcoming = windows[index + len(ahead)]
+                ahead.append(asyncio.create_task(_prepare_window(ingestor, upcoming)))
+            prepared = await ahead.popleft()
+            outcomes = await _commit_window(ingestor, notebook_id, window, prepared)
+            for item, outcome in zip(window, outcomes, strict=True):
+                if isinstance(outcome, IngestFailure):
+                    failures.append(outcome)
+                else:
+                    results.append(outcome)
+                done += 1
+                report(IngestProgress("ingest", done, len(expanded), str(item)))
     finally:
-        if upcoming is not None:
-            upcoming.cancel()
-    report(IngestProgress("ingest", len(expanded), len(expanded)))
+        for task in ahead:
+            task.cancel()
     if failures:
         raise BatchIngestError(results, failures)
     return results
 
 
-def _start(
-    ingestor: Ingestor, items: list[Path | str], index: int
-) -> asyncio.Task[Prepared] | None:
-    if index >= len(items):
-        return None
+async def _prepare_window(
+    ingestor: Ingestor, items: list[Path | str]
+) -> list[Prepared | IngestFailure]:
+    paths = [Path(item) for item in items if not is_url(item)]
+    max_bytes = ingestor.settings.max_source_bytes
+    # One worker-thread hop for all the files of a window.
+    files = iter(await asyncio.to_thread(lambda: [_read(path, max_bytes) for path in paths]))
+    pages = iter(await asyncio.gather(*(_fetch(ingestor, item) for item in items if is_url(item))))
+    extracted = [next(pages) if is_url(item) else next(files) for item in items]
+    texts = [one for one in extracted if isinstance(one, Extracted)]
+    prepared = iter(await ingestor.prepare_many(texts))
+    return [next(prepared) if isinstance(one, Extracted) else one for one in extracted]
 
-    async def load() -> Prepared:
-        return await ingestor.prepare(await ingestor.extract(items[index]))
 
-    return asyncio.create_task(load())
+async def _commit_window(
+    ingestor: Ingestor,
+    notebook_id: str | None,
+    items: list[Path | str],
+    outcomes: list[Prepared | IngestFailure],
+) -> list[IngestResult | IngestFailure]:
+    ready = [one for one in outcomes if isinstance(one, Prepared)]
+    committed = iter(await ingestor.commit_many(notebook_id, ready))
+    results: list[IngestResult | IngestFailure] = []
+    for item, outcome in zip(items, outcomes, strict=True):
+        made = outcome if isinstance(outcome, IngestFailure) else next(committed)
+        results.append(
+            made if not isinstance(made, Exception) else IngestFailure(str(item), str(made))
+        )
+    return results
+
+
+def _read(path: Path, max_bytes: int) -> Extracted | IngestFailure:
+    try:
+        return extract_file(path, max_bytes=max_bytes)
+    except (ExtractionError, InvalidInputError) as error:
+        return IngestFailure(str(path), str(error))
+
+
+async def _fetch(ingestor: Ingestor, url: Path | str) -> Extracted | IngestFailure:
+    try:
+        return await ingestor.extract(url)
+    except (ExtractionError, InvalidInputError) as error:
+        return IngestFailure(str(url), str(error))

@@ -32,6 +32,24 @@ class ChunkEmbedder:
         """Chunk ``text`` and embed every chunk in batches."""
         return self.embed_spans(self.spans(text, fmt))
 
+    def rows_many(self, texts: Sequence[tuple[str, str]]) -> list[list[ChunkRow]]:
+        """Rows of several ``(text, format)`` pairs, embedded in one call.
+
+        One call keeps the embedder's workers busy across documents: a short document alone is
+        one text, which only one worker can run.
+        """
+        spans = [self.spans(text, fmt) for text, fmt in texts]
+        flat = [span.text for group in spans for span in group]
+        if not flat:
+            return [[] for _ in spans]
+        vectors = self.embedder.embed_documents(flat)
+        rows: list[list[ChunkRow]] = []
+        start = 0
+        for group in spans:
+            rows.append(self.to_rows(group, vectors[start : start + len(group)]) if group else [])
+            start += len(group)
+        return rows
+
     def embed_spans(self, spans: Sequence[ChunkSpan]) -> list[ChunkRow]:
         if not spans:
             return []

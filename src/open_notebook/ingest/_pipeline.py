@@ -11,13 +11,14 @@ from open_notebook.domain.models import Asset, Note, NoteType, SourceInsight
 from open_notebook.embeddings import Embedder
 from open_notebook.errors import InvalidInputError
 from open_notebook.ingest._batch import ProgressCallback, add_many, is_url
+from open_notebook.ingest._commit import ItemError, commit_many
 from open_notebook.ingest._embed import ChunkEmbedder
 from open_notebook.ingest._extract import extract_bytes, extract_file
 from open_notebook.ingest._fetch import fetch_url
 from open_notebook.ingest._insights import CompletionModel, clean_completion, insight_prompt
 from open_notebook.ingest._rebuild import rebuild_embeddings
 from open_notebook.ingest._types import Extracted, IngestResult, Prepared, SourceFormat
-from open_notebook.store import Store
+from open_notebook.store import ChunkRow, Store
 from open_notebook.store.sources import NewSource, content_hash
 from open_notebook.tokens import get_token_counter
 
@@ -54,18 +55,35 @@ class Ingestor:
 
     async def prepare(self, extracted: Extracted) -> Prepared:
         """Chunk, embed and count a text in a worker thread, unless it is already stored."""
-        digest = content_hash(extracted.text)
-        found = await self.store.sources.find_by_hash([digest])
-        if digest in found:
-            return Prepared(extracted, digest, found[digest])
+        return (await self.prepare_many([extracted]))[0]
+
+    async def prepare_many(self, texts: Sequence[Extracted]) -> list[Prepared]:
+        """Prepare several texts: one hash lookup, and one embedder call for all new chunks."""
+        digests = [content_hash(one.text) for one in texts]
+        found = await self.store.sources.find_by_hash(list(dict.fromkeys(digests)))
+        new = [one for one, digest in zip(texts, digests, strict=True) if digest not in found]
         counter = get_token_counter(self.settings.tokenizer)
-        rows, tokens = await asyncio.to_thread(
-            lambda: (
-                self._chunks.rows(extracted.text, extracted.chunk_format),
-                counter.count(extracted.text),
-            )
-        )
-        return Prepared(extracted, digest, None, rows, tokens)
+
+        def work() -> tuple[list[list[ChunkRow]], list[int]]:
+            rows = self._chunks.rows_many([(one.text, one.chunk_format) for one in new])
+            return rows, [counter.count(one.text) for one in new]
+
+        rows, tokens = await asyncio.to_thread(work) if new else ([], [])
+        prepared = iter(zip(rows, tokens, strict=True))
+        result: list[Prepared] = []
+        for one, digest in zip(texts, digests, strict=True):
+            if digest in found:
+                result.append(Prepared(one, digest, found[digest]))
+            else:
+                one_rows, one_tokens = next(prepared)
+                result.append(Prepared(one, digest, None, one_rows, one_tokens))
+        return result
+
+    async def commit_many(
+        self, notebook_id: str | None, prepared: Sequence[Prepared]
+    ) -> list[IngestResult | ItemError]:
+        """Store prepared texts in small groups (see ``_commit``); an item's error is its result."""
+        return await commit_many(self.store, notebook_id, prepared)
 
     async def commit(
         self,
