@@ -12,6 +12,7 @@ from open_notebook.context.memo import (
     TextMemo,
     clear_memos,
     memo_counter,
+    text_memo,
 )
 from open_notebook.context.model import Candidate, ItemType, RenderFormat
 from open_notebook.context.render import render_block
@@ -125,7 +126,7 @@ def test_context_item_token_count_is_exact_when_read_and_kept_when_given() -> No
 
 def test_clear_memos_forgets_remembered_results() -> None:
     calls: list[str] = []
-    memo: TextMemo[int] = TextMemo()
+    memo = text_memo("test_clear")
     text = _long("clear")
     memo.get(text, lambda one: calls.append(one) or 1)
     clear_memos()

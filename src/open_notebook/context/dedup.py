@@ -17,7 +17,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from open_notebook.context.memo import TextMemo
+from open_notebook.context.memo import text_memo
 from open_notebook.context.model import Candidate, Dropped, DropReason, prioritize
 from open_notebook.context.text import fingerprint, jaccard_sorted, normalized_words, shingle_array
 
@@ -55,12 +55,10 @@ def _signature(text: str) -> Signature:
     return Signature(digest, values, _band_keys(values) if values.size else ())
 
 
-# Texts are immutable per content, so their signatures are remembered across builds.
-_SIGNATURES: Final[TextMemo[Signature]] = TextMemo()
-
-
 def signature(text: str) -> Signature:
-    return _SIGNATURES.get(text, _signature)
+    # Texts are immutable per content, so their signatures are remembered across builds.
+    found: Signature = text_memo("dedup_signature").get(text, _signature)
+    return found
 
 
 @dataclass(slots=True)

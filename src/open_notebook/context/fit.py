@@ -5,11 +5,10 @@ Every count here is of the rendered block with the real tokenizer, never an esti
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Final
 
-from open_notebook.context.memo import MemoCounter, on_clear
+from open_notebook.context.memo import MemoCounter, keyed_memo, text_memo
 from open_notebook.context.model import Candidate, Piece, Placed, RenderFormat
 from open_notebook.context.render import GAP, render_block
 from open_notebook.context.text import merge_spans, sentence_pieces, term_overlap
@@ -31,10 +30,13 @@ class FitParams:
 
 
 # Label token counts by (encoding, format, truncated, type, id, title, parent): a notebook build
-# asks for the label of every candidate, also of the thousands that end up dropped.
-_LABELS: OrderedDict[tuple[str, str, bool, str, str, str, str | None], int] = OrderedDict()
+# asks for the label of every candidate, also of the thousands that end up dropped. The enum
+# members themselves are in the key (a StrEnum hashes and compares as its value; ``.value`` is a
+# slow descriptor).
+_LABELS: Final = "label_tokens"
+# Sentence spans of long texts, remembered like their token counts.
+_SENTENCES: Final = "sentence_pieces"
 _MAX_LABELS: Final = 100_000
-on_clear(_LABELS.clear)
 
 
 def label_tokens(candidate: Candidate, params: FitParams, *, truncated: bool) -> int:
@@ -46,19 +48,20 @@ def label_tokens(candidate: Candidate, params: FitParams, *, truncated: bool) ->
         )
     key = (
         params.counter.name,
-        params.fmt.value,
+        params.fmt,
         truncated,
-        candidate.type.value,
+        candidate.type,
         candidate.id,
         candidate.title,
         candidate.parent_id,
     )
-    tokens = _LABELS.get(key)
+    labels = keyed_memo(_LABELS)
+    tokens = labels.get(key)
     if tokens is None:
         block = render_block(candidate, "", truncated=truncated, fmt=params.fmt)
-        tokens = _LABELS[key] = params.counter.count(block)
-        if len(_LABELS) > _MAX_LABELS:
-            _LABELS.popitem(last=False)
+        tokens = labels[key] = params.counter.count(block)
+        if len(labels) > _MAX_LABELS:
+            labels.popitem(last=False)
     return tokens
 
 
@@ -93,7 +96,9 @@ def stub_tokens(candidate: Candidate, params: FitParams, *, tight: bool = False)
 
 
 def _ranked(candidate: Candidate) -> list[Piece]:
-    pieces = list(candidate.pieces) or list(sentence_pieces(candidate.content))
+    pieces = list(candidate.pieces) or list(
+        text_memo(_SENTENCES).get(candidate.content, sentence_pieces)
+    )
     if candidate.query_terms and all(piece.relevance is None for piece in pieces):
         terms = candidate.query_terms
         pieces = [

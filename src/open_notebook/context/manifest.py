@@ -12,7 +12,10 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from open_notebook.context.model import Candidate, Dropped, Placed
+from open_notebook.context.model import Candidate, Dropped, ItemType, Placed
+
+# Plain strings for the entries (``.value`` is a slow descriptor, read once per candidate).
+_TYPE_NAMES: dict[ItemType, str] = {one: one.value for one in ItemType}
 
 
 def _entry(
@@ -21,7 +24,7 @@ def _entry(
     relevance = candidate.relevance
     return {
         "id": candidate.id,
-        "type": candidate.type.value,
+        "type": _TYPE_NAMES[candidate.type],
         "title": candidate.title,
         "parent_id": candidate.parent_id,
         "pinned": candidate.pinned,

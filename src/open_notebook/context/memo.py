@@ -10,8 +10,8 @@ remembered texts exceed a character budget.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Final, Generic, TypeVar
+from collections.abc import Callable, Hashable
+from typing import Any, Final, Generic, TypeVar
 
 from open_notebook.tokens import TokenCounter
 from open_notebook.tokens.counter import BpeTokenCounter
@@ -22,10 +22,6 @@ MIN_MEMO_CHARS: Final = 256
 DEFAULT_MAX_CHARS: Final = 16_000_000
 
 
-# How to empty every memo made, so a benchmark can start cold (memos are few and module-level).
-_CLEARERS: list[Callable[[], None]] = []
-
-
 class TextMemo(Generic[_V]):
     """An LRU of ``text -> value`` bounded by the total length of the remembered texts."""
 
@@ -33,7 +29,6 @@ class TextMemo(Generic[_V]):
         self.max_chars = max_chars
         self._chars = 0
         self._values: OrderedDict[str, _V] = OrderedDict()
-        _CLEARERS.append(self.clear)
 
     def clear(self) -> None:
         self._values.clear()
@@ -79,25 +74,38 @@ class MemoCounter:
         return self._inner.truncate(text, max_tokens)
 
 
-_COUNTS: dict[str, TextMemo[int]] = {}
+# The process's memos, made on first use (importing a module registers nothing), by name.
+_TEXT_MEMOS: dict[str, TextMemo[Any]] = {}
+_KEYED_MEMOS: dict[str, OrderedDict[Hashable, Any]] = {}
+
+
+def text_memo(name: str) -> TextMemo[Any]:
+    """The process's text memo called ``name`` (made on first use)."""
+    memo = _TEXT_MEMOS.get(name)
+    if memo is None:
+        memo = _TEXT_MEMOS.setdefault(name, TextMemo())
+    return memo
+
+
+def keyed_memo(name: str) -> OrderedDict[Hashable, Any]:
+    """The process's memo of small values by key called ``name`` (made on first use); the caller
+    bounds it (oldest first)."""
+    memo = _KEYED_MEMOS.get(name)
+    if memo is None:
+        memo = _KEYED_MEMOS.setdefault(name, OrderedDict())
+    return memo
 
 
 def memo_counter(counter: TokenCounter) -> TokenCounter:
     """``counter`` with its counts of long texts remembered across builds, when it is pure."""
     if isinstance(counter, MemoCounter) or type(counter) is not BpeTokenCounter:
         return counter
-    memo = _COUNTS.get(counter.name)
-    if memo is None:
-        memo = _COUNTS.setdefault(counter.name, TextMemo())
-    return MemoCounter(counter, memo)
-
-
-def on_clear(clear: Callable[[], None]) -> None:
-    """Have :func:`clear_memos` also call ``clear`` (for remembered results kept elsewhere)."""
-    _CLEARERS.append(clear)
+    return MemoCounter(counter, text_memo(f"token_count:{counter.name}"))
 
 
 def clear_memos() -> None:
     """Forget every remembered result (for benchmarks of a cold process; results do not change)."""
-    for clear in _CLEARERS:
-        clear()
+    for memo in _TEXT_MEMOS.values():
+        memo.clear()
+    for keyed in _KEYED_MEMOS.values():
+        keyed.clear()

@@ -11,7 +11,7 @@ import re
 from typing import Final
 from xml.sax.saxutils import escape, quoteattr
 
-from open_notebook.context.memo import TextMemo
+from open_notebook.context.memo import text_memo
 from open_notebook.context.model import Candidate, ItemType, RenderFormat
 
 SEPARATOR: Final = "\n\n"
@@ -32,9 +32,9 @@ def _inert_xml(body: str) -> str:
     return escape(_XML_FORBIDDEN.sub("", body.strip()))
 
 
-# A long text is rendered again on every build that offers it: remember its inert form.
-_INERT_MARKDOWN: Final[TextMemo[str]] = TextMemo()
-_INERT_XML: Final[TextMemo[str]] = TextMemo()
+# A long text is rendered again on every build that offers it: its inert form is remembered.
+_INERT_MARKDOWN: Final = "inert_markdown"
+_INERT_XML: Final = "inert_xml"
 
 
 def _one_line(text: str) -> str:
@@ -48,7 +48,7 @@ def _markdown(candidate: Candidate, body: str, truncated: bool) -> str:
         header += f" (insight on [{candidate.parent_id}])"
     if truncated:
         header += TRUNCATED_NOTE
-    inert = _INERT_MARKDOWN.get(body, _inert_markdown)
+    inert: str = text_memo(_INERT_MARKDOWN).get(body, _inert_markdown)
     return f"{header}\n{inert}" if inert else header
 
 
@@ -62,7 +62,7 @@ def _xml(candidate: Candidate, body: str, truncated: bool) -> str:
         attributes.append(f"source={quoteattr(candidate.parent_id)}")
     if truncated:
         attributes.append('truncated="true"')
-    inner = _INERT_XML.get(body, _inert_xml)
+    inner: str = text_memo(_INERT_XML).get(body, _inert_xml)
     return f"<{tag} {' '.join(attributes)}>\n{inner}\n</{tag}>"
 
 

@@ -107,7 +107,9 @@ class _State:
         self.group_used[candidate.group] -= tokens
 
     def drop(self, candidate: Candidate, original: int | None = None) -> None:
-        self.dropped.append(Dropped(candidate, DropReason.BUDGET, tokens_original=original))
+        # Once a text is missing, this selection only lists what to read: no decision is kept.
+        if not self.unread:
+            self.dropped.append(Dropped(candidate, DropReason.BUDGET, tokens_original=original))
 
 
 def _plan(
@@ -205,6 +207,8 @@ def _second_pass(state: _State) -> None:
 
 
 def _drop_rest(candidates: list[Candidate], state: _State) -> None:
+    if state.unread:
+        return
     below = DropReason.BELOW_MIN_SCORE
     budget = DropReason.BUDGET
     state.dropped.extend(

@@ -93,7 +93,9 @@ class ContextBuilder:
         """Hook for subclasses: read extra keys of ``self.params``."""
 
     def _weight(self, item_type: ItemType) -> float:
-        return self.config.priority_weights[item_type.value]
+        # The member itself is the key (a StrEnum equals its value): ``.value`` costs ~1 µs, and
+        # a notebook build asks for a weight per item.
+        return self.config.priority_weights[item_type]
 
     def _next_order(self) -> int:
         self._order += 1
@@ -194,10 +196,16 @@ class ContextBuilder:
         budget = check_budget(max_tokens) if max_tokens is not None else self.max_tokens
         self._fit(budget)
 
-    def _fit(self, budget: int | None = None, *, superset: bool = False) -> None:
+    def _fit(
+        self,
+        budget: int | None = None,
+        *,
+        superset: bool = False,
+        candidates: list[Candidate] | None = None,
+    ) -> None:
         args = self._assemble_args(budget)
         self.assembly = assemble(
-            self._candidates(),
+            self._candidates() if candidates is None else candidates,
             counter=args.counter,
             budget=args.budget,
             fmt=args.fmt,

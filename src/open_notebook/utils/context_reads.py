@@ -8,14 +8,15 @@ still be needed, so the number of queries is bounded whatever the texts turn out
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
-from open_notebook.context import Dropped, DropReason, RenderFormat
+from open_notebook.context import Candidate, Dropped, DropReason, RenderFormat
 from open_notebook.errors import DatabaseError
 from open_notebook.store import Store
 from open_notebook.tokens import TokenCounter
 from open_notebook.utils.context_catalog import read_texts
+from open_notebook.utils.context_items import ContextItem
 
 if TYPE_CHECKING:
     from open_notebook.utils.context_base import ContextBuilder
@@ -37,19 +38,29 @@ class AssembleArgs:
     near_threshold: float | None
 
 
-async def _read(builder: ContextBuilder, store: Store, ids: tuple[str, ...]) -> None:
-    """Give the items their texts; an item whose record is gone is dropped as ``not_found``."""
+async def _read(
+    builder: ContextBuilder, store: Store, ids: tuple[str, ...], candidates: list[Candidate]
+) -> list[Candidate]:
+    """Give the items their texts; an item whose record is gone is dropped as ``not_found``.
+
+    Returns the candidates of the items kept, in the same order (only the read ones are made
+    again: making thousands of candidates costs more than a round of reading).
+    """
     texts = await read_texts(store, ids)
     wanted = set(ids)
-    kept = []
-    for item in builder.items:
+    kept: list[ContextItem] = []
+    kept_candidates: list[Candidate] = []
+    for item, candidate in zip(builder.items, candidates, strict=True):
         if item.id in wanted:
             if item.id not in texts:
-                builder.dropped.append(Dropped(item.to_candidate(), DropReason.NOT_FOUND))
+                builder.dropped.append(Dropped(candidate, DropReason.NOT_FOUND))
                 continue
             item.read(texts[item.id])
+            candidate = replace(candidate, content=item.content, loaded=True)
         kept.append(item)
+        kept_candidates.append(candidate)
     builder.items = kept
+    return kept_candidates
 
 
 async def fit_reading_texts(builder: ContextBuilder, store: Store) -> None:
@@ -59,13 +70,14 @@ async def fit_reading_texts(builder: ContextBuilder, store: Store) -> None:
         DatabaseError: texts were still missing after the complete round (cannot happen unless
             the records changed in a way their stored counts do not show).
     """
+    candidates = builder._candidates()
     for round_number in range(_GUESS_ROUNDS + 2):
-        builder._fit(superset=round_number == _GUESS_ROUNDS)
+        builder._fit(superset=round_number == _GUESS_ROUNDS, candidates=candidates)
         assert builder.assembly is not None
         unread = builder.assembly.unread
         if not unread:
             return
         if round_number > _GUESS_ROUNDS:
             break
-        await _read(builder, store, unread)
+        candidates = await _read(builder, store, unread, candidates)
     raise DatabaseError(f"context texts still unread after every round: {unread[:5]}")
