@@ -28,6 +28,7 @@ from open_notebook.store import Store
 from open_notebook.store.text_stats import text_stats
 from open_notebook.tokens import get_token_counter
 from open_notebook.utils.context_builder import ContextBuilder
+from open_notebook.utils.context_catalog import forget_catalogs
 
 _WORDS = [
     "wind",
@@ -187,13 +188,15 @@ async def main(args: argparse.Namespace) -> None:
             f"data: {args.sources} sources (1 of ~10k words), {3 * args.sources} insights, "
             f"{args.sources} notes in {time.perf_counter() - start:.1f} s"
         )
-        # A cold build: the tokenizer loaded, but no text counted or rendered before.
+        # A cold build: the tokenizer loaded, but no catalog read and no text counted or rendered
+        # before (the notebook's catalog is read again only when its change stamp moves).
         await _ours(store, notebook_id, 100)
         clear_memos()
+        forget_catalogs()
         start = time.perf_counter()
         await _ours(store, notebook_id, args.budget)
         cold_s = time.perf_counter() - start
-        print(f"first build (cold text memos)  ours {cold_s * 1000:8.1f} ms")
+        print(f"first build (cold catalog and text memos)  ours {cold_s * 1000:8.1f} ms")
         ours_s, ours = await _time(args.runs, lambda: _ours(store, notebook_id, args.budget))
         ref_s, ref = await _time(
             args.ref_runs, lambda: reference_build(store, notebook_id, args.budget)

@@ -223,3 +223,45 @@ def test_the_unread_lower_bound_never_exceeds_the_rendered_count(fmt: RenderForm
         unread = replace(candidate, content="", loaded=False, stored_tokens=COUNTER.count(body))
         low, _ = whole_bounds(unread, label)
         assert low <= place_whole(candidate, params).tokens
+
+
+@pytest.mark.parametrize("budget", [90, 400, 2500])
+async def test_a_notebook_without_any_stored_count_decides_the_same(
+    store: Store, budget: int
+) -> None:
+    wide = await _wide(store)
+    await store.db.query(
+        "UPDATE source SET text_tokens = NONE, text_chars = NONE;"
+        "UPDATE source_insight SET text_tokens = NONE, text_chars = NONE;"
+        "UPDATE note SET text_tokens = NONE, text_chars = NONE;"
+        # Stamp the notebook as a store write would (the catalog is remembered per stamp).
+        "UPDATE $nb SET version = fn::next_version(version);",
+        {"nb": record(wide.notebook_id)},
+    )
+    for cap in (None, 120):
+        builder = ContextBuilder(
+            notebook_id=wide.notebook_id, max_tokens=budget, per_source_max_tokens=cap, store=store
+        )
+        await _check_same(store, builder)
+        assert all(item.stored_tokens is None for item in builder.items)
+
+
+async def test_duplicates_among_unread_texts_are_found_when_read(store: Store) -> None:
+    wide = await _wide(store)
+    text = "Wind output rose by a third in the second quarter, and costs fell again."
+    first = await store.notes.create(wide.notebook_id, text, title="A")
+    same = await store.notes.create(wide.notebook_id, text.upper(), title="B")
+    near = await store.notes.create(wide.notebook_id, text + " Solar too.", title="C")
+    # Asked for by id, the notes are offered room first; their texts are read in stage two.
+    builder = ContextBuilder(
+        notebook_id=wide.notebook_id,
+        note_ids=[first.id, same.id, near.id],
+        max_tokens=1200,
+        store=store,
+    )
+    ctx = await _check_same(store, builder)
+    reasons = {entry["id"]: entry["reason"] for entry in ctx["manifest"]["dropped"]}
+    assert reasons[same.id] == f"duplicate_of:{first.id}"
+    assert reasons[near.id] == f"duplicate_of:{first.id}"
+    kept = next(entry for entry in ctx["manifest"]["included"] if entry["id"] == first.id)
+    assert kept["duplicates"] == sorted([same.id, near.id])
