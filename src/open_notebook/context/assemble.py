@@ -17,7 +17,14 @@ from open_notebook.tokens import TokenCounter
 
 @dataclass(frozen=True, slots=True)
 class Assembly:
-    """What is sent (``rendered``, counted as ``total_tokens``) and every decision behind it."""
+    """What is sent (``rendered``, counted as ``total_tokens``) and every decision behind it.
+
+    Candidates whose text is not read yet (``loaded`` false) are judged by their stored token
+    counts, and those that cannot fit are dropped unread. If others could enter, nothing is
+    decided and ``unread`` lists the texts to read before assembling again: the texts that would
+    enter if the counts are right, or (``superset``) every text that could still be needed, so
+    that after reading those the next assembly needs none.
+    """
 
     rendered: str
     total_tokens: int
@@ -27,7 +34,6 @@ class Assembly:
     content_hash: str
     budget: int | None
     format: RenderFormat
-    # Not empty: nothing is decided yet; these candidates' texts must be read first.
     unread: tuple[str, ...] = ()
 
 
@@ -47,13 +53,7 @@ def assemble(
     """Dedup, prioritize, fit to ``budget`` (shrink before drop), render and count.
 
     ``pre_dropped`` are decisions made before assembly (unknown ids, excluded by config); they
-    appear in the manifest after the others.
-
-    Candidates whose text is not read yet (``loaded`` false) are judged by their stored token
-    counts: those that cannot fit are dropped unread. If others could enter, nothing is decided
-    and :attr:`Assembly.unread` lists the texts to read before assembling again: the texts that
-    would enter if the counts are right, or with ``superset`` every text that could still be
-    needed (after reading those, the next assembly needs none).
+    appear in the manifest after the others. Unread candidates: see :class:`Assembly`.
 
     Raises:
         BudgetTooSmallError: the budget cannot hold even one item's stub.

@@ -225,6 +225,26 @@ def _below_min_score(candidate: Candidate, options: SelectOptions) -> bool:
     )
 
 
+def _first_passes(ordered: list[Candidate], state: _State, deduper: Deduper) -> int:
+    """Offer room to each candidate in priority order; return how many were eligible."""
+    eligible = 0
+    for position, candidate in enumerate(ordered):
+        if state.spent:
+            # Nothing more can enter (the room only shrinks in this pass): no text is needed,
+            # and the rest are dropped without being compared or counted.
+            _drop_rest(ordered[position:], state)
+            break
+        if _below_min_score(candidate, state.options):
+            state.dropped.append(Dropped(candidate, DropReason.BELOW_MIN_SCORE))
+            continue
+        eligible += 1
+        if not candidate.loaded:
+            _judge_unread(candidate, state)
+        elif not state.frozen:
+            _first_pass(candidate, state, deduper)
+    return eligible
+
+
 def select(
     candidates: list[Candidate] | tuple[Candidate, ...], options: SelectOptions, params: FitParams
 ) -> Selection:
@@ -240,22 +260,7 @@ def select(
     # The first block has no separator before it: one separator of credit up front.
     state = _State((options.budget or 0) + sep, sep, options, params)
     deduper = Deduper(options.near_threshold)
-    eligible = 0
-    ordered = prioritize(candidates)
-    for position, candidate in enumerate(ordered):
-        if state.spent:
-            # Nothing more can enter (the room only shrinks in this pass): no text is needed,
-            # and the rest are dropped without being compared or counted.
-            _drop_rest(ordered[position:], state)
-            break
-        if _below_min_score(candidate, options):
-            state.dropped.append(Dropped(candidate, DropReason.BELOW_MIN_SCORE))
-            continue
-        eligible += 1
-        if not candidate.loaded:
-            _judge_unread(candidate, state)
-        elif not state.frozen:
-            _first_pass(candidate, state, deduper)
+    eligible = _first_passes(prioritize(candidates), state, deduper)
     if state.unread:
         return Selection((), (), "", 0, tuple(state.unread))
     _second_pass(state)

@@ -19,9 +19,7 @@ from open_notebook.context.model import Candidate
 from open_notebook.context.text import query_terms, term_overlap
 from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import normalize_id, table_of
-from open_notebook.search.types import SearchHit, SearchMode
-from open_notebook.store import Store
-from open_notebook.store.text_stats import STATS_ENCODING
+from open_notebook.search.types import SearchHit
 from open_notebook.utils.context_config import (
     ContextConfig,
     InclusionLevel,
@@ -34,14 +32,10 @@ from open_notebook.utils.context_config import (
     parse_inclusion,
     parse_query,
 )
-from open_notebook.utils.context_fetch import (
-    ContextData,
-    FetchPlan,
-    fetch_catalog_data,
-    fetch_context_data,
-)
+from open_notebook.utils.context_fetch import ContextData, fetch_catalog_data, fetch_context_data
 from open_notebook.utils.context_items import ContextItem, record_item
-from open_notebook.utils.context_query import hit_parents, items_from_hits, run_search
+from open_notebook.utils.context_plan import fetch_plan, resolve_store, search_hits
+from open_notebook.utils.context_query import items_from_hits
 from open_notebook.utils.context_reads import AssembleArgs, fit_reading_texts
 from open_notebook.utils.context_response import format_response
 
@@ -254,49 +248,6 @@ class ContextBuilder:
     def _requested_notes(self) -> list[str]:
         return list(dict.fromkeys([*self.note_ids, *self.config.notes]))
 
-    def _fetch_plan(self, hits: Sequence[SearchHit]) -> FetchPlan:
-        skip = frozenset(
-            one
-            for one, level in self.config.sources.items()
-            if level is InclusionLevel.NOT_IN_CONTEXT
-        )
-        found = hit_parents(hits)
-        requested = self._requested_sources()
-        return FetchPlan(
-            source_ids=[*requested, *found.source_ids],
-            note_ids=[*self._requested_notes(), *found.note_ids] if self.include_notes else [],
-            insight_ids=found.insight_ids if self.include_insights else (),
-            # With a question, the notebook only scopes the search.
-            notebook_id=None if self._searching else self.notebook_id,
-            include_insights=self.include_insights,
-            include_notes=self.include_notes,
-            skip_sources=skip,
-            no_insights_for=frozenset(found.source_ids) - set(requested),
-            stored_counts=self.counter.name == STATS_ENCODING,
-        )
-
-    async def _store(self) -> Store:
-        store = self.params.get("store")
-        if store is None:
-            from open_notebook.runtime import get_store
-
-            return await get_store()
-        if not isinstance(store, Store):
-            raise InvalidInputError("store must be an open_notebook Store", field="store")
-        return store
-
-    async def _search(self) -> list[SearchHit]:
-        searcher = self.params.get("searcher")
-        if self.query is None or searcher is None:
-            return []
-        return await run_search(
-            searcher,
-            self.query,
-            self.notebook_id,
-            self.params.get("mode", SearchMode.HYBRID),
-            self.params.get("limit", 50),
-        )
-
     def _gather(self, hits: Sequence[SearchHit]) -> None:
         for source_id in self._requested_sources():
             self._add_source_context(source_id, self._level_of(source_id))
@@ -327,9 +278,9 @@ class ContextBuilder:
             NotFoundError: every requested id is unknown (some unknown ones are only reported).
             BudgetTooSmallError: the budget cannot hold even one item's stub.
         """
-        store = await self._store()
-        hits = await self._search()
-        plan = self._fetch_plan(hits)
+        store = await resolve_store(self.params.get("store"))
+        hits = await search_hits(self)
+        plan = fetch_plan(self, hits)
         # A question ranks every text by its words, so texts are read up front; without one, only
         # the texts that could enter are read (after the catalog says what the candidates are).
         fetch = fetch_context_data if self.query is not None else fetch_catalog_data
