@@ -66,7 +66,7 @@ class ChunkEmbedder:
                 char_start=span.char_start,
                 char_end=span.char_end,
                 heading_path=span.heading_path,
-                embedding=vector.tolist(),
+                embedding=vector,
                 model_id=model_id,
                 dim=dim,
             )

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from open_notebook.db.connection import record, records
 from open_notebook.domain.models import Chunk
@@ -26,7 +27,8 @@ class ChunkRow:
     char_start: int
     char_end: int
     heading_path: tuple[str, ...] = ()
-    embedding: Sequence[float] | None = None
+    # An array is taken as it is (an embedder's output row); a list is converted.
+    embedding: Sequence[float] | npt.NDArray[np.float32] | None = None
     model_id: str | None = None
     dim: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)

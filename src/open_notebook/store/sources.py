@@ -28,7 +28,7 @@ IF $staged AND count(SELECT id FROM chunk WHERE parent IN $ids) != $expected {
     THROW "staged chunks of " + <string> $ids + " are incomplete";
 };
 UPDATE $notebooks SET version = fn::next_version(version), updated = time::now();
-RETURN SELECT * OMIT full_text FROM $ids;
+RETURN SELECT id, created, updated FROM $ids;
 """
 
 # Many chunks are staged first (see chunks.STAGE_ABOVE_CHUNKS): under the new sources' ids, which
@@ -165,12 +165,11 @@ class SourceRepository(Repository):
             if staged:
                 await self.db.query("DELETE chunk WHERE parent IN $ids", {"ids": records(ids)})
             raise
-        # The texts were just sent; reading them back would only cost decoding time.
-        texts = {one: new.full_text for one, new in zip(ids, news, strict=True)}
-        found = {one.id: one for one in self._bind(Source, rows or [])}
-        for source_id, source in found.items():
-            source.full_text = texts[source_id]
-        return [found[one] for one in ids]
+        # Only what the engine set is read back: decoding the fields just sent costs time.
+        stamps = {row["id"]: row for row in rows or []}
+        return self._bind(
+            Source, [{**values, **stamps[one]} for one, values in zip(ids, fields, strict=True)]
+        )
 
     async def delete(self, source_id: str) -> None:
         canonical = (await self.get(source_id)).id
