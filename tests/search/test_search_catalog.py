@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from search_support import AddSource, chunk_rows
 
-from open_notebook.config import Settings
 from open_notebook.embeddings import FakeEmbedder
-from open_notebook.search import HitScores, SearchHit, SearchMode, SearchService
+from open_notebook.search import SearchMode, SearchService
 from open_notebook.store import Store
 
 
-def _shown(hits: list[SearchHit]) -> dict[str, SearchHit]:
-    """Hits by id without what depends on the ranking (scores, rank)."""
-    return {hit.id: replace(hit, scores=HitScores(), rank=0) for hit in hits}
-
-
 async def test_snapshot_details_equal_the_database_details(
-    store: Store, embedder: FakeEmbedder, settings: Settings, add_source: AddSource
+    store: Store, service: SearchService, embedder: FakeEmbedder, add_source: AddSource
 ) -> None:
     nb = (await store.notebooks.create("nb")).id
     source = await add_source("Wind tunnels", ["drag of a wing model", "drag at low speed"], [nb])
@@ -28,17 +20,20 @@ async def test_snapshot_details_equal_the_database_details(
     await store.notes.create(
         nb, "drag notes", title="my drag note", chunks=chunk_rows(embedder, ["drag notes"])
     )
-    # A fresh service in text mode has no snapshot: every detail comes from the database.
-    from_database = await SearchService(store, embedder, settings).search(
-        "drag", notebook_id=nb, mode=SearchMode.TEXT, limit=50
+    rows = await store.db.query_one(
+        "SELECT id, kind, parent, source, text, char_start, char_end, heading_path FROM chunk"
     )
-    warm = SearchService(store, embedder, settings)
-    await warm.search("drag", notebook_id=nb, mode=SearchMode.VECTOR)
-    from_snapshot = await warm.search("drag", notebook_id=nb, mode=SearchMode.TEXT, limit=50)
 
-    assert len(from_database) == 4
-    assert _shown(from_snapshot) == _shown(from_database)
-    titles = {hit.parent_title for hit in from_snapshot}
+    hits = await service.search("drag", notebook_id=nb, mode=SearchMode.TEXT, limit=50)
+
+    assert len(hits) == len(rows) == 4
+    by_id = {str(row["id"]): row for row in rows}
+    for hit in hits:
+        row = by_id[hit.id]
+        assert (hit.kind, hit.parent_id, hit.text) == (row["kind"], str(row["parent"]), row["text"])
+        assert hit.source_id == (str(row["source"]) if row.get("source") else None)
+        assert (hit.char_start, hit.char_end) == (row["char_start"], row["char_end"])
+    titles = {hit.parent_title for hit in hits}
     assert titles == {"Wind tunnels", "Wind tunnels (summary)", "my drag note"}
 
 

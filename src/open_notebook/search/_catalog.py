@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from open_notebook.search.types import HitScores, HitType, SearchHit
 
+KIND_CODES: Final = {HitType.SOURCE: 0, HitType.NOTE: 1, HitType.INSIGHT: 2}
 # Column order of CHUNK_COLUMNS; the vector is always the last column.
 CHUNK_COLUMNS: Final = "[id, kind, parent, source, text, char_start, char_end, heading_path"
 SOURCE_TITLES: Final = "SELECT VALUE [id, title] FROM {sources};"

@@ -1,23 +1,12 @@
-"""Chunk details for ranked ids (one query), and grouping of hits by parent after fusion."""
+"""Hits from ranked chunk ids and the snapshot's details, and grouping by parent after fusion."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Final
 
-from open_notebook.db import Database
-from open_notebook.db.connection import records
-from open_notebook.search._catalog import CHUNK_COLUMNS, Catalog, details_of, titles_of
+from open_notebook.search._catalog import Catalog
 from open_notebook.search.types import HitScores, HitType, SearchHit
-
-# For hits the scope's catalog does not hold (a text search before any vector load, or chunks
-# stored without a vector). Parent titles are read once per distinct parent, not once per chunk.
-_DETAILS: Final = f"""
-SELECT VALUE {CHUNK_COLUMNS}] FROM $ids;
-SELECT VALUE [id, title, insight_type, source.title]
-    FROM array::distinct((SELECT VALUE parent FROM $ids));
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,39 +27,16 @@ class ParentGroup:
     hits: tuple[SearchHit, ...]
 
 
-async def load_hits(
-    db: Database,
-    ranked: Sequence[RankedId],
-    highlight: Callable[[str], tuple[str, ...]],
-    catalog: Catalog | None = None,
+def hits_from(
+    catalog: Catalog, ranked: Sequence[RankedId], highlight: Callable[[str], tuple[str, ...]]
 ) -> list[SearchHit]:
-    """Turn ranked chunk ids into hits; chunks deleted meanwhile are skipped.
-
-    Details come from ``catalog`` (read at the same version stamp as the ranking) and one query
-    reads whatever it lacks; a fresh catalog means no query at all.
-    """
-    known = catalog if catalog is not None else Catalog()
-    missing = [one.id for one in ranked if one.id not in known.details]
-    fetched = await _fetch(db, missing) if missing else Catalog()
+    """Turn ranked chunk ids into hits with the details of the snapshot they were ranked in."""
     hits: list[SearchHit] = []
     for one in ranked:
-        rank = len(hits) + 1
-        hit = known.hit(one.id, one.scores, rank) or fetched.hit(one.id, one.scores, rank)
+        hit = catalog.hit(one.id, one.scores, rank=len(hits) + 1)
         if hit is not None:
             hits.append(replace(hit, highlights=highlight(hit.text)))
     return hits
-
-
-async def _fetch(db: Database, chunk_ids: Sequence[str]) -> Catalog:
-    rows, parents = await db.query(_DETAILS, {"ids": records(chunk_ids)})
-    details = dict(details_of(row) for row in rows or [] if row)
-    titles: dict[str, str] = {}
-    for parent_id, title, insight_type, source_title in parents or []:
-        if insight_type is None:
-            titles[str(parent_id)] = str(title or "")
-        else:
-            titles.update(titles_of([], [], [[parent_id, insight_type, source_title]]))
-    return Catalog(details, titles)
 
 
 def group_by_parent(hits: Sequence[SearchHit]) -> list[ParentGroup]:

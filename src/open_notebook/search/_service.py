@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Sequence
+from collections.abc import Collection, Hashable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -13,10 +13,9 @@ from open_notebook.config import Settings
 from open_notebook.db.connection import record
 from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import normalize_id
-from open_notebook.search._fulltext import kinds_variable, parse_text_hits, text_statement
 from open_notebook.search._fusion import DEFAULT_RRF_K, rrf_fuse
 from open_notebook.search._highlight import snippets, term_pattern
-from open_notebook.search._hits import RankedId, load_hits
+from open_notebook.search._hits import RankedId, hits_from
 from open_notebook.search._query import PreparedQuery, prepare_query
 from open_notebook.search._vectors import VectorIndex
 from open_notebook.search.types import HitScores, HitType, SearchHit, SearchMode
@@ -104,24 +103,23 @@ class SearchService:
             EmbeddingModelMismatchError: stored vectors come from another embedding model.
         """
         request = self._request(query, notebook_id, mode, limit, types)
-        stamp, text_hits = await self._first_round_trip(request)
+        stamp = await self._stamp(request.notebook_id)
+        snapshot = await self.vectors.snapshot(request.notebook_id, stamp)
         vector_hits: list[tuple[str, float]] = []
-        # A text search uses the loaded snapshot's details when it is current; it does not load.
-        snapshot = self.vectors.cached(request.notebook_id, stamp)
         if request.mode is not SearchMode.TEXT:
-            snapshot = await self.vectors.snapshot(request.notebook_id, stamp)
             snapshot.check_model(self._embedder.model_id, self._embedder.dim)
             vector = self._embedder.embed_query(request.query.embed_text)
             vector_hits = snapshot.search(vector, request.pool, request.kinds)
+        text_hits: list[tuple[str, float]] = []
+        if request.mode is not SearchMode.VECTOR:
+            text = self.vectors.text(request.notebook_id, snapshot)
+            text_hits = text.search(request.query.bm25_text, request.pool, request.kinds)
         ranked = self._rank(request, vector_hits, text_hits)
         if min_score is not None:
             ranked = [one for one in ranked if _primary(one.scores, request.mode) >= min_score]
         pattern = term_pattern(request.query.text[:_HIGHLIGHT_QUERY_CHARS])
-        return await load_hits(
-            self._store.db,
-            ranked[: request.limit],
-            lambda text: snippets(text, pattern),
-            None if snapshot is None else snapshot.catalog,
+        return hits_from(
+            snapshot.catalog, ranked[: request.limit], lambda text: snippets(text, pattern)
         )
 
     def _request(
@@ -150,44 +148,36 @@ class SearchService:
             kinds=kinds,
         )
 
-    async def _first_round_trip(self, request: _Request) -> tuple[Hashable, list[list[Any]]]:
-        """Read the scope's version stamp and run the BM25 statements in one query."""
-        notebook_id = request.notebook_id
-        scoped = notebook_id is not None
-        sql = ["RETURN $nb.version;" if scoped else "SELECT id, version FROM notebook;"]
-        fields = []
-        if request.mode is not SearchMode.VECTOR and request.query.bm25_text:
-            fields = ["text", "text_cjk"] if request.query.has_cjk else ["text"]
-        sql.extend(text_statement(field, scoped=scoped) for field in fields)
-        results = await self._store.db.query(
-            "\n".join(sql),
-            {
-                "nb": None if notebook_id is None else record(notebook_id, "notebook"),
-                "q": request.query.bm25_text,
-                "kinds": kinds_variable(request.kinds),
-                "n": request.pool,
-            },
+    async def _stamp(self, notebook_id: str | None) -> Hashable:
+        """The scope's version stamp: the one round trip of a search when its snapshot is loaded.
+
+        Raises:
+            NotFoundError: the notebook does not exist.
+        """
+        if notebook_id is None:
+            rows = await self._store.db.query_one("SELECT id, version FROM notebook;")
+            return tuple(sorted((str(row["id"]), int(row["version"])) for row in rows or []))
+        version = await self._store.db.query_one(
+            "RETURN $nb.version;", {"nb": record(notebook_id, "notebook")}
         )
-        tail = results[len(results) - len(fields) - 1 :]
-        stamp = _stamp(tail[0], request.notebook_id)
-        return stamp, tail[1:]
+        if version is None:
+            raise NotFoundError(notebook_id, f"notebook {notebook_id} not found")
+        return int(version)
 
     def _rank(
         self,
         request: _Request,
         vector_hits: list[tuple[str, float]],
-        text_rows: list[list[Any]],
+        text_hits: list[tuple[str, float]],
     ) -> list[RankedId]:
-        text_lists = [parse_text_hits(rows) for rows in text_rows]
-        bm25 = {hit.id: hit.score for hits in reversed(text_lists) for hit in hits}
         cosine = dict(vector_hits)
-        text_order = _text_order([[hit.id for hit in hits] for hits in text_lists], self._rrf_k)
+        bm25 = dict(text_hits)
         if request.mode is SearchMode.VECTOR:
-            fused = [(chunk, score) for chunk, score in vector_hits]
+            fused = vector_hits
         elif request.mode is SearchMode.TEXT:
-            fused = [(chunk, bm25[chunk]) for chunk in text_order]
+            fused = text_hits
         else:
-            lists = [[chunk for chunk, _ in vector_hits], text_order]
+            lists = [[chunk for chunk, _ in vector_hits], [chunk for chunk, _ in text_hits]]
             fused = rrf_fuse(lists, k=self._rrf_k, weights=self._weights)
         return [
             RankedId(
@@ -196,20 +186,6 @@ class SearchService:
             )
             for chunk, score in fused
         ]
-
-
-def _text_order(lists: Sequence[Sequence[str]], k: int) -> list[str]:
-    if len(lists) <= 1:
-        return list(lists[0]) if lists else []
-    return [chunk for chunk, _ in rrf_fuse(lists, k=k)]
-
-
-def _stamp(value: Any, notebook_id: str | None) -> Hashable:
-    if notebook_id is None:
-        return tuple(sorted((str(row["id"]), int(row["version"])) for row in value or []))
-    if value is None:
-        raise NotFoundError(notebook_id, f"notebook {notebook_id} not found")
-    return int(value)
 
 
 def _primary(scores: HitScores, mode: SearchMode) -> float:

@@ -41,9 +41,11 @@ import numpy.typing as npt
 from open_notebook.db import Database
 from open_notebook.db.connection import record
 from open_notebook.errors import EmbeddingModelMismatchError
+from open_notebook.search._bm25 import ScopeText
 from open_notebook.search._catalog import (
     CHUNK_COLUMNS,
     INSIGHT_TITLES,
+    KIND_CODES,
     NOTE_TITLES,
     SOURCE_TITLES,
     Catalog,
@@ -53,13 +55,14 @@ from open_notebook.search._catalog import (
 from open_notebook.search.types import HitType
 
 Vectors = npt.NDArray[np.float32]
-KIND_CODES: Final = {HitType.SOURCE: 0, HitType.NOTE: 1, HitType.INSIGHT: 2}
 _NOTEBOOK_FILTER: Final = "(source IN $src OR notebook = $nb)"
 _LOAD: Final = f"""
 SELECT VALUE {CHUNK_COLUMNS}, embedding_f32] FROM chunk
     WHERE {{where}} AND embedding_f32 != NONE;
 SELECT VALUE {CHUNK_COLUMNS}, embedding] FROM chunk
     WHERE {{where}} AND embedding_f32 = NONE AND embedding != NONE;
+SELECT VALUE {CHUNK_COLUMNS}] FROM chunk
+    WHERE {{where}} AND embedding_f32 = NONE AND embedding = NONE;
 SELECT model_id, dim FROM chunk WHERE {{where}} AND model_id != NONE GROUP BY model_id, dim;
 """
 _NOTEBOOK_TITLES: Final = (
@@ -142,6 +145,7 @@ class VectorIndex:
         self._exact_limit = exact_limit
         self._max_scopes = max_scopes
         self._snapshots: OrderedDict[str | None, VectorSnapshot] = OrderedDict()
+        self._texts: dict[str | None, tuple[VectorSnapshot, ScopeText]] = {}
         self._locks: dict[str | None, asyncio.Lock] = {}
 
     async def snapshot(self, notebook_id: str | None, stamp: Hashable) -> VectorSnapshot:
@@ -154,8 +158,23 @@ class VectorIndex:
                 self._snapshots[notebook_id] = cached
             self._snapshots.move_to_end(notebook_id)
             while len(self._snapshots) > self._max_scopes:
-                self._snapshots.popitem(last=False)
+                evicted, _ = self._snapshots.popitem(last=False)
+                self._texts.pop(evicted, None)
             return cached
+
+    def text(self, notebook_id: str | None, snapshot: VectorSnapshot) -> ScopeText:
+        """The BM25 index of a snapshot, built on first use (vector-only use never pays it)."""
+        built = self._texts.get(notebook_id)
+        if built is None or built[0] is not snapshot:
+            details = snapshot.catalog.details
+            text = ScopeText.build(
+                list(details),
+                [one.kind for one in details.values()],
+                [one.text for one in details.values()],
+            )
+            built = (snapshot, text)
+            self._texts[notebook_id] = built
+        return built[1]
 
     def cached_stamp(self, notebook_id: str | None) -> Hashable | None:
         found = self._snapshots.get(notebook_id)
@@ -176,17 +195,19 @@ class VectorIndex:
                 + _NOTEBOOK_TITLES,
                 {"nb": record(notebook_id, "notebook")},
             )
-        fast, slow, models, sources, notes, insights = results[-6:]
+        fast, slow, unembedded, models, sources, notes, insights = results[-7:]
         rows = list(fast or []) + list(slow or [])
         found = frozenset((str(row["model_id"]), int(row["dim"])) for row in models or [])
         parsed = [details_of(row) for row in rows]
+        # Vectors are the first rows of the catalog; chunks without a vector are found by text.
+        catalog_rows = parsed + [details_of(row) for row in unembedded or []]
         ids = tuple(chunk_id for chunk_id, _ in parsed)
         kinds = np.array([KIND_CODES[one.kind] for _, one in parsed], dtype=np.uint8)
         matrix = _stack([row[-1] for row in rows], found)
         if matrix.shape[0] != len(ids):  # mixed dimensions: check_model refuses before search
             ids, kinds = (), kinds[:0]
         coarse = _coarse_index(matrix) if len(ids) > self._exact_limit else None
-        catalog = Catalog(dict(parsed), titles_of(sources or [], notes or [], insights or []))
+        catalog = Catalog(dict(catalog_rows), titles_of(sources or [], notes or [], insights or []))
         return VectorSnapshot(stamp, ids, kinds, matrix, found, coarse, catalog)
 
 

@@ -1,0 +1,88 @@
+"""The in-process BM25 index: scores, analysis, kinds, and chunks stored without a vector."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from open_notebook.search import SearchMode, SearchService
+from open_notebook.search._analyze import query_terms
+from open_notebook.search._bm25 import K1, B, TextIndex
+from open_notebook.store import ChunkRow, Store
+from open_notebook.store.sources import NewSource
+
+
+def _bm25(query: list[str], doc: list[str], corpus: list[list[str]]) -> float:
+    """Okapi BM25 written out term by term (the non-negative IDF)."""
+    average = sum(len(one) for one in corpus) / len(corpus)
+    total = 0.0
+    for term in query:
+        found_in = sum(term in one for one in corpus)
+        frequency = doc.count(term)
+        if frequency:
+            idf = math.log(1 + (len(corpus) - found_in + 0.5) / (found_in + 0.5))
+            norm = 1 - B + B * len(doc) / average
+            total += idf * frequency * (K1 + 1) / (frequency + K1 * norm)
+    return total
+
+
+def test_scores_equal_okapi_bm25_written_out() -> None:
+    texts = [
+        "wing flutter at transonic speed",
+        "flutter of a wing, flutter again",
+        "heat transfer in a laminar boundary layer",
+        "boundary layer flutter",
+    ]
+    index = TextIndex.build(texts)
+    analyzed = [[term for word in text.split() for term in query_terms(word)] for text in texts]
+
+    found = index.search("wing flutter", 10)
+
+    expected = {row: _bm25(["wing", "flutter"], doc, analyzed) for row, doc in enumerate(analyzed)}
+    assert [row for row, _ in found] == [1, 0, 3]  # row 2 has neither term: not a hit
+    for row, score in found:
+        assert score == pytest.approx(expected[row], rel=1e-5)
+
+
+def test_a_term_in_most_texts_still_scores() -> None:
+    index = TextIndex.build(["lift", "lift drag", "lift", "drag"])
+
+    # The engine's classic IDF gave "lift" (3 of 4 texts) exactly 0.
+    assert [row for row, _ in index.search("lift", 10)] == [0, 2, 1]
+
+
+def test_analysis_stems_folds_accents_and_drops_stop_words() -> None:
+    assert query_terms("The flows of a Café") == ["flow", "cafe"]
+    assert query_terms("the of and") == []
+    assert query_terms("東京 首都") == ["東京", "首都"]
+    assert query_terms("京") == ["京"]
+
+
+def test_kind_filter_and_limit() -> None:
+    index = TextIndex.build(["wing", "wing wing", "wing tip", "tail"])
+    allowed = np.array([True, False, True, True])
+
+    assert [row for row, _ in index.search("wing", 10, allowed)] == [0, 2]
+    assert len(index.search("wing", 1)) == 1
+    assert TextIndex.build([]).search("wing", 5) == []
+
+
+async def test_a_chunk_without_a_vector_is_found_by_text_only(
+    store: Store, service: SearchService
+) -> None:
+    nb = (await store.notebooks.create("nb")).id
+    row = ChunkRow(ord=0, text="supersonic inlet buzz", token_count=3, char_start=0, char_end=21)
+    await store.sources.create(
+        NewSource(title="inlets", full_text="supersonic inlet buzz"),
+        notebook_ids=[nb],
+        chunks=[row],
+    )
+
+    text = await service.search("inlet buzz", notebook_id=nb, mode=SearchMode.TEXT)
+    vector = await service.search("inlet buzz", notebook_id=nb, mode=SearchMode.VECTOR)
+
+    assert [hit.text for hit in text] == ["supersonic inlet buzz"]
+    assert text[0].scores.bm25 is not None and text[0].scores.bm25 > 0
+    assert vector == []
