@@ -1,8 +1,8 @@
 """Turning a caller's query text into what each retriever needs.
 
-BM25 in SurrealDB gives a term found in more than half of the chunks a score of exactly 0, and an
-OR-query on "the" touches nearly every posting list: stop words are dropped (unless nothing else is
-left) and the number of terms is capped, so a 100 KB query costs the same as a long sentence.
+Stop words are dropped from the BM25 terms (unless nothing else is left) and the number of terms is
+capped, so a 100 KB query costs the same as a long sentence; the embedder gets the first
+characters of the query only (it truncates to its own token limit anyway).
 """
 
 from __future__ import annotations
