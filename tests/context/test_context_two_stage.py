@@ -13,6 +13,7 @@ import pytest
 
 from open_notebook.context import Assembly, RenderFormat, assemble
 from open_notebook.db.connection import record
+from open_notebook.errors import BudgetTooSmallError
 from open_notebook.store import Store
 from open_notebook.store.sources import NewSource
 from open_notebook.tokens import get_token_counter
@@ -192,6 +193,15 @@ async def test_the_catalog_follows_writes_to_the_notebook(store: Store) -> None:
     after = await ids()
     assert note.id in after and note.id not in before
     assert wide.source_ids[2] in before and wide.source_ids[2] not in after
+
+
+@pytest.mark.parametrize("budget", [1, 2, 3])
+async def test_a_budget_spent_before_the_first_item_is_a_clear_error(
+    store: Store, budget: int
+) -> None:
+    wide = await _wide(store)
+    with pytest.raises(BudgetTooSmallError, match="max_tokens"):
+        await ContextBuilder(notebook_id=wide.notebook_id, max_tokens=budget, store=store).build()
 
 
 def test_importing_the_context_modules_registers_nothing() -> None:

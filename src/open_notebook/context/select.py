@@ -206,15 +206,15 @@ def _second_pass(state: _State) -> None:
             state.charge(candidate, placed.tokens)
 
 
-def _drop_rest(candidates: list[Candidate], state: _State) -> None:
-    if state.unread:
-        return
-    below = DropReason.BELOW_MIN_SCORE
-    budget = DropReason.BUDGET
-    state.dropped.extend(
-        Dropped(one, below if _below_min_score(one, state.options) else budget)
-        for one in candidates
-    )
+def _drop_rest(candidates: list[Candidate], state: _State) -> int:
+    """Drop every candidate left (the budget is spent); return how many were eligible."""
+    below = [_below_min_score(one, state.options) for one in candidates]
+    if not state.unread:
+        state.dropped.extend(
+            Dropped(one, DropReason.BELOW_MIN_SCORE if low else DropReason.BUDGET)
+            for one, low in zip(candidates, below, strict=True)
+        )
+    return below.count(False)
 
 
 def _below_min_score(candidate: Candidate, options: SelectOptions) -> bool:
@@ -232,7 +232,7 @@ def _first_passes(ordered: list[Candidate], state: _State, deduper: Deduper) -> 
         if state.spent:
             # Nothing more can enter (the room only shrinks in this pass): no text is needed,
             # and the rest are dropped without being compared or counted.
-            _drop_rest(ordered[position:], state)
+            eligible += _drop_rest(ordered[position:], state)
             break
         if _below_min_score(candidate, state.options):
             state.dropped.append(Dropped(candidate, DropReason.BELOW_MIN_SCORE))
