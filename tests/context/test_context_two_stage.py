@@ -275,3 +275,19 @@ async def test_duplicates_among_unread_texts_are_found_when_read(store: Store) -
     assert reasons[near.id] == f"duplicate_of:{first.id}"
     kept = next(entry for entry in ctx["manifest"]["included"] if entry["id"] == first.id)
     assert kept["duplicates"] == sorted([same.id, near.id])
+
+
+def test_remembered_catalogs_follow_the_stamp_and_count_their_records() -> None:
+    from open_notebook.utils.context_catalog import Catalog, _Catalogs
+    from open_notebook.utils.context_rows import TextRecord
+
+    one = TextRecord("source:a", "A", loaded=False)
+    catalogs = _Catalogs()
+    small = Catalog((one,), {"source:a": (one, one)}, (one,))
+    catalogs.put("notebook:x", 1, small)
+    assert catalogs.get("notebook:x", 1) is small
+    assert catalogs.get("notebook:x", 2) is None  # the notebook changed since
+    bigger = Catalog((one, one), {}, ())
+    catalogs.put("notebook:x", 2, bigger)
+    assert catalogs.records == 2
+    assert catalogs.get("notebook:x", 2) is bigger

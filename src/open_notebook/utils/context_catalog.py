@@ -22,8 +22,9 @@ from open_notebook.store import Store
 from open_notebook.store._base import unique_ids
 from open_notebook.utils.context_rows import TextRecord, plain_id
 
-# Catalogs kept per database (notebooks are few; an entry is ~100 bytes per member).
+# Catalogs kept per database: at most this many notebooks and records (~200 bytes a record).
 _MAX_NOTEBOOKS: Final = 64
+_MAX_RECORDS: Final = 500_000
 
 
 def _counted(text_field: str) -> str:
@@ -71,6 +72,11 @@ class Catalog:
     insights: Mapping[str, tuple[TextRecord, ...]] | None = None
     notes: tuple[TextRecord, ...] = ()
 
+    @property
+    def size(self) -> int:
+        insights = sum(map(len, (self.insights or {}).values()))
+        return len(self.sources) + insights + len(self.notes)
+
 
 def _unread(row: object, parent: str | None = None) -> TextRecord | None:
     if not isinstance(row, list) or len(row) != 4:
@@ -105,6 +111,7 @@ class _Catalogs:
 
     def __init__(self) -> None:
         self.entries: OrderedDict[str, tuple[int, Catalog]] = OrderedDict()
+        self.records = 0
 
     def get(self, notebook_id: str, version: int) -> Catalog | None:
         entry = self.entries.get(notebook_id)
@@ -114,10 +121,17 @@ class _Catalogs:
         return entry[1]
 
     def put(self, notebook_id: str, version: int, catalog: Catalog) -> None:
+        old = self.entries.pop(notebook_id, None)
+        if old is not None:
+            self.records -= old[1].size
         self.entries[notebook_id] = (version, catalog)
-        self.entries.move_to_end(notebook_id)
-        while len(self.entries) > _MAX_NOTEBOOKS:
-            self.entries.popitem(last=False)
+        self.records += catalog.size
+        # The newest catalog stays even when it alone is over the bound (the build needs it).
+        while len(self.entries) > 1 and (
+            len(self.entries) > _MAX_NOTEBOOKS or self.records > _MAX_RECORDS
+        ):
+            _, (_, evicted) = self.entries.popitem(last=False)
+            self.records -= evicted.size
 
 
 # Keyed by the database object, so two stores (two test databases) never share a catalog.
