@@ -14,6 +14,7 @@ def test_embeddings_exports() -> None:
         "FakeEmbedder",
         "OnnxMiniLMEmbedder",
         "OpenAICompatibleEmbedder",
+        "PieceEmbedder",
         "Vectors",
         "create_embedder",
         "l2_normalize",

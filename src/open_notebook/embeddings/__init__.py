@@ -9,7 +9,7 @@ vectors = embedder.embed_documents(["first text", "second text"])  # (2, dim), u
 from open_notebook.embeddings._factory import EmbeddingProvider, create_embedder
 from open_notebook.embeddings._fake import FakeEmbedder
 from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder
-from open_notebook.embeddings._protocol import Embedder, Vectors, l2_normalize
+from open_notebook.embeddings._protocol import Embedder, PieceEmbedder, Vectors, l2_normalize
 from open_notebook.embeddings._remote import EsperantoEmbedder, OpenAICompatibleEmbedder
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "FakeEmbedder",
     "OnnxMiniLMEmbedder",
     "OpenAICompatibleEmbedder",
+    "PieceEmbedder",
     "Vectors",
     "create_embedder",
     "l2_normalize",

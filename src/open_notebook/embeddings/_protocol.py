@@ -45,6 +45,21 @@ class Embedder(Protocol):
         ...
 
 
+@runtime_checkable
+class PieceEmbedder(Embedder, Protocol):
+    """An embedder that also takes word-piece ids, so a text is tokenized once for both chunking
+    and embedding (the ONNX MiniLM). Pieces of a span of a text are the span's own pieces when the
+    span starts and ends between words."""
+
+    def encode_pieces(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
+        """Piece ids of ``text`` without special tokens, and each piece's char span in it."""
+        ...
+
+    def embed_pieces(self, pieces: Sequence[Sequence[int]]) -> Vectors:
+        """Like ``embed_documents``; each input is piece ids without special tokens."""
+        ...
+
+
 def l2_normalize(matrix: npt.NDArray[np.floating]) -> Vectors:
     """Rows scaled to unit length (all-zero rows stay zero rather than becoming NaN)."""
     values = np.asarray(matrix, dtype=np.float32)

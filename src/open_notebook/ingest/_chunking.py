@@ -12,7 +12,8 @@ models read thousands of tokens, far above the chunk size.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -51,6 +52,7 @@ def chunk_text(
     max_tokens: int,
     overlap: int = 0,
     fmt: str = "text",
+    piece_starts: Sequence[int] | None = None,
 ) -> list[ChunkSpan]:
     """Cut ``text`` into chunks of at most ``max_tokens`` tokens, in reading order.
 
@@ -58,6 +60,10 @@ def chunk_text(
     when one falls in the second half of the chunk, else at a sentence; a sentence longer than the
     limit is cut by tokens (at a space when there is one). ``overlap`` repeats up to that many
     tokens of whole sentences from the end of one chunk at the start of the next.
+
+    ``piece_starts``, the char offsets where the tokens of the whole ``text`` start (a word-piece
+    tokenizer's, without special tokens), spares counting each sentence again: a sentence's
+    tokens are those that start inside it.
     """
     overhead = count_tokens("")
     budget = max_tokens - overhead
@@ -73,7 +79,7 @@ def chunk_text(
     sections = (
         markdown_sections(text) if fmt in _STRUCTURED_FORMATS else [Section(0, len(text), ())]
     )
-    cutter = _Cutter(text, count_tokens, overhead, budget)
+    cutter = _Cutter(text, count_tokens, overhead, budget, piece_starts)
     chunks: list[ChunkSpan] = []
     for section in sections:
         units = cutter.units(section)
@@ -113,20 +119,34 @@ def _pack(units: list[_Unit], budget: int, overlap: int) -> list[tuple[int, int]
 
 
 class _Cutter:
-    def __init__(self, text: str, count: CountTokens, overhead: int, budget: int) -> None:
+    def __init__(
+        self,
+        text: str,
+        count: CountTokens,
+        overhead: int,
+        budget: int,
+        piece_starts: Sequence[int] | None,
+    ) -> None:
         self.text = text
         self.count = count
         self.overhead = overhead
         self.budget = budget
+        self.piece_starts = piece_starts
 
     def cost(self, start: int, end: int) -> int:
         return self.count(self.text[start:end]) - self.overhead
+
+    def sentence_cost(self, start: int, end: int) -> int:
+        """Tokens of a sentence; sentences start and end between words."""
+        if self.piece_starts is None:
+            return self.cost(start, end)
+        return bisect_left(self.piece_starts, end) - bisect_left(self.piece_starts, start)
 
     def units(self, section: Section) -> list[_Unit]:
         units: list[_Unit] = []
         for para_start, para_end in paragraphs(self.text, section.start, section.end):
             for start, end in sentences(self.text, para_start, para_end):
-                cost = self.cost(start, end)
+                cost = self.sentence_cost(start, end)
                 if cost <= self.budget:
                     units.append(_Unit(start, end, cost, False))
                 else:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import unicodedata
+from bisect import bisect_left
 from collections.abc import Sequence
 
 from open_notebook.config import Settings
-from open_notebook.embeddings import Embedder, Vectors
+from open_notebook.embeddings import Embedder, PieceEmbedder, Vectors
+from open_notebook.embeddings._protocol import empty_vectors
 from open_notebook.ingest._chunking import ChunkSpan, chunk_text
 from open_notebook.store import ChunkRow
 
@@ -19,18 +22,21 @@ class ChunkEmbedder:
         # Overlap must leave room for new text in every chunk.
         self.overlap = min(settings.chunk_overlap, self.max_tokens // 4)
 
-    def spans(self, text: str, fmt: str) -> list[ChunkSpan]:
+    def spans(
+        self, text: str, fmt: str, piece_starts: Sequence[int] | None = None
+    ) -> list[ChunkSpan]:
         return chunk_text(
             text,
             count_tokens=self.embedder.count_tokens,
             max_tokens=self.max_tokens,
             overlap=self.overlap,
             fmt=fmt,
+            piece_starts=piece_starts,
         )
 
     def rows(self, text: str, fmt: str) -> list[ChunkRow]:
         """Chunk ``text`` and embed every chunk in batches."""
-        return self.embed_spans(self.spans(text, fmt))
+        return self.rows_many([(text, fmt)])[0]
 
     def rows_many(self, texts: Sequence[tuple[str, str]]) -> list[list[ChunkRow]]:
         """Rows of several ``(text, format)`` pairs, embedded in one call.
@@ -38,17 +44,35 @@ class ChunkEmbedder:
         One call keeps the embedder's workers busy across documents: a short document alone is
         one text, which only one worker can run.
         """
-        spans = [self.spans(text, fmt) for text, fmt in texts]
-        flat = [span.text for group in spans for span in group]
-        if not flat:
-            return [[] for _ in spans]
-        vectors = self.embedder.embed_documents(flat)
+        if isinstance(self.embedder, PieceEmbedder):
+            spans, vectors = self._by_pieces(self.embedder, texts)
+        else:
+            spans = [self.spans(text, fmt) for text, fmt in texts]
+            flat = [span.text for group in spans for span in group]
+            vectors = self.embedder.embed_documents(flat) if flat else empty_vectors(0)
         rows: list[list[ChunkRow]] = []
         start = 0
         for group in spans:
             rows.append(self.to_rows(group, vectors[start : start + len(group)]) if group else [])
             start += len(group)
         return rows
+
+    def _by_pieces(
+        self, embedder: PieceEmbedder, texts: Sequence[tuple[str, str]]
+    ) -> tuple[list[list[ChunkSpan]], Vectors]:
+        """Tokenize each text once: the pieces size the chunks and are what gets embedded."""
+        spans: list[list[ChunkSpan]] = []
+        pieces: list[Sequence[int]] = []
+        overhead = embedder.count_tokens("")
+        for text, fmt in texts:
+            ids, offsets = embedder.encode_pieces(text)
+            starts = [start for start, _ in offsets]
+            found = self.spans(text, fmt, starts)
+            spans.append(found)
+            for span in found:
+                own = span_pieces(text, ids, offsets, starts, span, overhead)
+                pieces.append(own if own is not None else embedder.encode_pieces(span.text)[0])
+        return spans, embedder.embed_pieces(pieces) if pieces else empty_vectors(0)
 
     def embed_spans(self, spans: Sequence[ChunkSpan]) -> list[ChunkRow]:
         if not spans:
@@ -72,3 +96,42 @@ class ChunkEmbedder:
             )
             for index, (span, vector) in enumerate(zip(spans, vectors, strict=True))
         ]
+
+
+def span_pieces(
+    text: str,
+    ids: Sequence[int],
+    offsets: Sequence[tuple[int, int]],
+    starts: Sequence[int],
+    span: ChunkSpan,
+    overhead: int,
+) -> Sequence[int] | None:
+    """The pieces of ``text`` inside ``span``, if they are the pieces of the span's own text.
+
+    They are when both ends fall between words (whitespace or punctuation, where a word-piece
+    tokenizer splits), no piece crosses an end, and their number is the span's count less the
+    ``overhead`` of special tokens; otherwise None, and the span's text is tokenized by itself.
+    """
+    first, last = span.char_start, span.char_end
+    if not (_splits(text, first) and _splits(text, last)):
+        return None
+    low, high = bisect_left(starts, first), bisect_left(starts, last)
+    if (low > 0 and offsets[low - 1][1] > first) or (high > 0 and offsets[high - 1][1] > last):
+        return None
+    if high - low != span.token_count - overhead:
+        return None
+    return ids[low:high]
+
+
+def _splits(text: str, position: int) -> bool:
+    if position <= 0 or position >= len(text):
+        return True
+    return _separates(text[position - 1]) or _separates(text[position])
+
+
+def _separates(char: str) -> bool:
+    if char.isspace():
+        return True
+    if char.isascii():
+        return not char.isalnum()
+    return unicodedata.category(char).startswith("P")
