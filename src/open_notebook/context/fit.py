@@ -40,29 +40,44 @@ _MAX_LABELS: Final = 100_000
 
 
 def label_tokens(candidate: Candidate, params: FitParams, *, truncated: bool) -> int:
-    """Tokens of the candidate's block with an empty body (its label), remembered when the
-    counter is pure."""
+    """Tokens of the candidate's block with an empty body (its label)."""
     if not isinstance(params.counter, MemoCounter):
         return params.counter.count(
             render_block(candidate, "", truncated=truncated, fmt=params.fmt)
         )
+    return label_pair(candidate, params)[truncated]
+
+
+def label_pair(candidate: Candidate, params: FitParams) -> tuple[int, int]:
+    """Tokens of the candidate's label, plain and marked truncated; remembered when the counter
+    is pure (judging a candidate needs both, and a notebook build judges thousands)."""
     key = (
         params.counter.name,
         params.fmt,
-        truncated,
         candidate.type,
         candidate.id,
         candidate.title,
         candidate.parent_id,
     )
+    memo = isinstance(params.counter, MemoCounter)
     labels = keyed_memo(_LABELS)
-    tokens = labels.get(key)
-    if tokens is None:
-        block = render_block(candidate, "", truncated=truncated, fmt=params.fmt)
-        tokens = labels[key] = params.counter.count(block)
-        if len(labels) > _MAX_LABELS:
-            labels.popitem(last=False)
-    return tokens
+    pair: tuple[int, int] | None = labels.get(key) if memo else None
+    if pair is None:
+        plain, cut = (
+            params.counter.count(render_block(candidate, "", truncated=flag, fmt=params.fmt))
+            for flag in (False, True)
+        )
+        pair = (plain, cut)
+        if memo:
+            labels[key] = pair
+            if len(labels) > _MAX_LABELS:
+                labels.popitem(last=False)
+    return pair
+
+
+def stub_body_tokens(params: FitParams, *, tight: bool) -> int:
+    """Body tokens of the smallest useful shrunk block (a few words for a context's first item)."""
+    return min(MIN_TAIL_TOKENS, params.min_body_tokens) if tight else params.min_body_tokens
 
 
 def place_whole(candidate: Candidate, params: FitParams) -> Placed:
@@ -91,8 +106,9 @@ def stub_tokens(candidate: Candidate, params: FitParams, *, tight: bool = False)
     """Tokens of the smallest useful shrunk block: the label plus ``min_body_tokens`` of text
     (``tight``: plus only a few words, the floor for the first item of a context)."""
     # +1: the line break between label and body.
-    body = min(MIN_TAIL_TOKENS, params.min_body_tokens) if tight else params.min_body_tokens
-    return label_tokens(candidate, params, truncated=True) + 1 + body
+    return (
+        label_tokens(candidate, params, truncated=True) + 1 + stub_body_tokens(params, tight=tight)
+    )
 
 
 def _ranked(candidate: Candidate) -> list[Piece]:

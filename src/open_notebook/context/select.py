@@ -22,9 +22,11 @@ from typing import Final
 from open_notebook.context.dedup import DEFAULT_NEAR_THRESHOLD, Deduper
 from open_notebook.context.fit import (
     FitParams,
+    label_pair,
     label_tokens,
     place_whole,
     shrink,
+    stub_body_tokens,
     stub_tokens,
     surely_longer,
 )
@@ -170,12 +172,14 @@ def _judge_unread(candidate: Candidate, state: _State) -> None:
         state.unread.append(candidate.id)
         return
     room = state.room(candidate)
-    label = label_tokens(candidate, state.params, truncated=False)
+    label, cut_label = label_pair(candidate, state.params)
     if room < _MIN_BLOCK_TOKENS or label > room:
         state.drop(candidate)
         return
-    # The tight (smaller) stub of a first item whenever nothing is placed or deferred yet.
-    stub = stub_tokens(candidate, state.params, tight=not state.placed and not state.deferred)
+    # The tight (smaller) stub of a first item whenever nothing is placed or deferred yet; as in
+    # stub_tokens, +1 is the line break between label and body.
+    tight = not state.placed and not state.deferred
+    stub = cut_label + 1 + stub_body_tokens(state.params, tight=tight)
     low, estimate = whole_bounds(candidate, label)
     if low > room and stub > room:
         state.drop(candidate)
