@@ -12,6 +12,10 @@ A candidate whose stub does not fit is dropped; only items smaller than that stu
 it. The budget is charged with the token count of each rendered block plus its separator, and the
 joined text is counted again at the end: if joining changed the count, the lowest-priority block
 is cut or dropped until the whole text fits.
+
+A candidate whose text is not read yet is judged in the first pass from its stored token count
+(:mod:`open_notebook.context.unread`): dropped if even a lower bound of it cannot fit, else listed
+as a text to read, and the selection decides nothing until those texts are read.
 """
 
 from __future__ import annotations

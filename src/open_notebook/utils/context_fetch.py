@@ -1,8 +1,10 @@
-"""Everything a context build reads, fetched up front in one batched round of queries.
+"""What a context build reads first, in a fixed number of queries whatever the number of items.
 
-At most two stages: the notebook's membership (when a notebook is given), then the records
-themselves by id in one multi-statement query. The number of queries does not depend on the number
-of items.
+With a question (:func:`fetch_context_data`): every record with its text, after the notebook's
+membership when a notebook is given, since every text is ranked by the question's words. Without
+one (:func:`fetch_catalog_data`): what each record is and its stored token count, from the
+notebook's remembered catalog (:mod:`open_notebook.utils.context_catalog`); texts are read later,
+only for the records that could enter (:mod:`open_notebook.utils.context_reads`).
 """
 
 from __future__ import annotations
