@@ -5,8 +5,9 @@
 Per size: one notebook of N chunks (random unit 384-d vectors, text: the first 40 words of
 Cranfield abstracts, cycled) written with bulk INSERTs; the reference's approach
 (``vector::similarity::cosine`` with ORDER BY over every row) runs in the same database, on a
-capped number of queries. Latencies are
-end to end through ``SearchService.search`` (version check, search, chunk details).
+capped number of queries, and so does SurrealDB's own BM25 index over the same texts (up to
+``--engine-text-max`` chunks: its inserts are slow). Latencies are end to end through
+``SearchService.search`` (version check, search, hit details).
 """
 
 from __future__ import annotations
@@ -27,15 +28,20 @@ from bench._summary import record
 from open_notebook.config import Settings
 from open_notebook.db import open_database
 from open_notebook.search import HitType, SearchMode, SearchService
+from open_notebook.search._query import bm25_terms
 from open_notebook.store import Store
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"
 DIM = 384
 SOURCES = 100
-# The full-text index makes one large INSERT superlinear (600 chunks: 90 s in one statement, 3 s in
-# batches of 20); vectors-only rows go in large batches.
-CHUNK_BATCH = 50
+CHUNK_BATCH = 500
 BRUTE_BATCH = 1000
+# The engine's full-text index makes large inserts superlinear (600 rows: 90 s in one statement).
+ENGINE_TEXT_BATCH = 50
+_ENGINE_TEXT = """
+DEFINE ANALYZER bench_text TOKENIZERS blank,class,punct FILTERS lowercase,ascii,snowball(english);
+DEFINE INDEX bft_bm25 ON bft FIELDS text FULLTEXT ANALYZER bench_text BM25;
+"""
 TEXT_WORDS = 40
 
 
@@ -88,6 +94,17 @@ async def build(store: Store, size: int, matrix: np.ndarray, texts: list[str]) -
         await store.db.query("INSERT INTO bf $brute RETURN NONE", {"brute": brute})
     await store.db.query("UPDATE type::record($nb) SET version += 1", {"nb": nb})
     return nb
+
+
+async def build_engine_text(store: Store, size: int, texts: list[str]) -> None:
+    """The same texts in a table with SurrealDB's BM25 index (what search used before 0007)."""
+    await store.db.query(_ENGINE_TEXT)
+    for start in range(0, size, ENGINE_TEXT_BATCH):
+        rows = [
+            {"text": texts[i % len(texts)]}
+            for i in range(start, min(size, start + ENGINE_TEXT_BATCH))
+        ]
+        await store.db.query("INSERT INTO bft $rows RETURN NONE", {"rows": rows})
 
 
 def _chunk(i: int, source: RecordID, text: str, vector: np.ndarray) -> dict[str, Any]:
@@ -143,12 +160,10 @@ async def run_size(
         started = time.perf_counter()
         await search(SearchMode.VECTOR)
         load_s = time.perf_counter() - started
-        # BM25 in the engine costs ~0.1 ms per matching chunk: its query count is capped.
-        counts = {
-            mode: args.queries if mode is SearchMode.VECTOR else args.text_queries
-            for mode in SearchMode
-        }
-        results = {mode: await timed(lambda m=mode: search(m), counts[mode]) for mode in SearchMode}
+        started = time.perf_counter()
+        await search(SearchMode.TEXT)
+        text_build_s = time.perf_counter() - started
+        results = {mode: await timed(lambda m=mode: search(m), args.queries) for mode in SearchMode}
         recall, index_ms = await index_recall(service, nb, embedder, args.queries)
 
         async def brute() -> None:
@@ -160,7 +175,19 @@ async def run_size(
             )
 
         brute_ms = await timed(brute, min(args.brute, args.queries))
-        report(size, build_s, load_s, results, brute_ms, recall, index_ms)
+        report(size, (build_s, load_s, text_build_s), results, brute_ms, recall, index_ms)
+        if size <= args.engine_text_max:
+            await build_engine_text(store, size, texts)
+
+            async def engine_text() -> None:
+                await store.db.query(
+                    "SELECT id, search::score(1) AS score FROM bft WHERE text @1,OR@ $q "
+                    "ORDER BY score DESC LIMIT 10",
+                    {"q": bm25_terms(next(picks))},
+                )
+
+            engine_ms = await timed(engine_text, min(args.brute, args.queries))
+            report_engine_text(size, results[SearchMode.TEXT], engine_ms)
     finally:
         await store.close()
 
@@ -190,17 +217,17 @@ async def index_recall(
 
 def report(
     size: int,
-    build_s: float,
-    load_s: float,
+    seconds: tuple[float, float, float],
     results: dict[SearchMode, list[float]],
     brute_ms: list[float],
     recall: float,
     index_ms: list[float],
 ) -> None:
     brute_p50 = pct(brute_ms, 50)
+    build_s, load_s, text_build_s = seconds
     print(
-        f"\n== {size:,} chunks in one notebook (build {build_s:.1f} s, first query incl. load "
-        f"{load_s * 1000:.0f} ms) =="
+        f"\n== {size:,} chunks in one notebook (write {build_s:.1f} s; first vector query incl. "
+        f"load {load_s:.1f} s; first text query incl. BM25 build {text_build_s:.1f} s) =="
     )
     print(f"{'path':<28}{'p50 ms':>10}{'p95 ms':>10}{'brute p50 / p50':>18}")
     rows = [(f"ours {mode.value}", times) for mode, times in results.items()]
@@ -220,12 +247,31 @@ def report(
     record("search", f"vector recall@10 @ {label}", ours=round(recall, 4))
 
 
+def report_engine_text(size: int, ours: list[float], engine: list[float]) -> None:
+    ours_p50, engine_p50 = pct(ours, 50), pct(engine, 50)
+    print(
+        f"BM25: ours p50 {ours_p50:.2f} ms vs SurrealDB's BM25 index p50 {engine_p50:.1f} ms "
+        f"(same texts, no notebook filter): {engine_p50 / ours_p50:.0f}x"
+    )
+    record(
+        "search",
+        f"BM25 p50 vs SurrealDB BM25 @ {size // 1000}k chunks (ms)",
+        ours=round(ours_p50, 2),
+        reference=round(engine_p50, 1),
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,50000", help="comma-separated chunk counts")
     parser.add_argument("--queries", type=int, default=50, help="timed queries per path")
     parser.add_argument("--brute", type=int, default=10, help="cap on brute-force queries")
-    parser.add_argument("--text-queries", type=int, default=10, help="BM25 and hybrid queries")
+    parser.add_argument(
+        "--engine-text-max",
+        type=int,
+        default=50_000,
+        help="largest size at which SurrealDB's own BM25 index is built and timed",
+    )
     args = parser.parse_args()
     texts, queries = texts_and_queries()
     for size in (int(one) for one in args.sizes.split(",")):

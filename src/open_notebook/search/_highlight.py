@@ -3,7 +3,8 @@
 Computed here rather than by the engine (its ``HIGHLIGHTS`` index option made inserts ~3x
 slower); this also gives vector-only hits highlights. Matching is by word prefix after stripping
 common English suffixes (a rough stand-in for the snowball stemmer of the BM25 analysis: "flows"
-marks "flow" and "flowing"); CJK terms match as substrings. Work is on Python strings, so multi-byte text never splits a character.
+marks "flow" and "flowing"); CJK terms match as substrings. Work is on Python strings, so
+multi-byte text never splits a character.
 """
 
 from __future__ import annotations

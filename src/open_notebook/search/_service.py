@@ -114,13 +114,9 @@ class SearchService:
         if request.mode is not SearchMode.VECTOR:
             text = self.vectors.text(request.notebook_id, snapshot)
             text_hits = text.search(request.query.bm25_text, request.pool, request.kinds)
-        ranked = self._rank(request, vector_hits, text_hits)
-        if min_score is not None:
-            ranked = [one for one in ranked if _primary(one.scores, request.mode) >= min_score]
+        ranked = self._rank(request, vector_hits, text_hits, min_score)
         pattern = term_pattern(request.query.text[:_HIGHLIGHT_QUERY_CHARS])
-        return hits_from(
-            snapshot.catalog, ranked[: request.limit], lambda text: snippets(text, pattern)
-        )
+        return hits_from(snapshot.catalog, ranked, lambda text: snippets(text, pattern))
 
     def _request(
         self,
@@ -169,7 +165,9 @@ class SearchService:
         request: _Request,
         vector_hits: list[tuple[str, float]],
         text_hits: list[tuple[str, float]],
+        min_score: float | None,
     ) -> list[RankedId]:
+        """The best ``limit`` hits; each list's score is its mode's own (cosine, BM25, fused)."""
         cosine = dict(vector_hits)
         bm25 = dict(text_hits)
         if request.mode is SearchMode.VECTOR:
@@ -179,18 +177,12 @@ class SearchService:
         else:
             lists = [[chunk for chunk, _ in vector_hits], [chunk for chunk, _ in text_hits]]
             fused = rrf_fuse(lists, k=self._rrf_k, weights=self._weights)
+        if min_score is not None:
+            fused = [(chunk, score) for chunk, score in fused if score >= min_score]
         return [
             RankedId(
                 chunk,
                 HitScores(vector=cosine.get(chunk), bm25=bm25.get(chunk), fused=score),
             )
-            for chunk, score in fused
+            for chunk, score in fused[: request.limit]
         ]
-
-
-def _primary(scores: HitScores, mode: SearchMode) -> float:
-    if mode is SearchMode.VECTOR:
-        return scores.vector if scores.vector is not None else 0.0
-    if mode is SearchMode.TEXT:
-        return scores.bm25 if scores.bm25 is not None else 0.0
-    return scores.fused
