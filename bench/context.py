@@ -166,6 +166,16 @@ async def reference_build(store: Store, notebook_id: str, budget: int) -> list[_
     return items
 
 
+async def _forget_counts(store: Store, notebook_id: str) -> None:
+    await store.db.query(
+        "UPDATE source SET text_tokens = NONE, text_chars = NONE;"
+        "UPDATE source_insight SET text_tokens = NONE, text_chars = NONE;"
+        "UPDATE note SET text_tokens = NONE, text_chars = NONE;"
+        "UPDATE type::record($nb) SET version = fn::next_version(version);",
+        {"nb": notebook_id},
+    )
+
+
 async def _ours(store: Store, notebook_id: str, budget: int) -> dict[str, Any]:
     return await ContextBuilder(notebook_id=notebook_id, max_tokens=budget, store=store).build()
 
@@ -188,6 +198,9 @@ async def main(args: argparse.Namespace) -> None:
             f"data: {args.sources} sources (1 of ~10k words), {3 * args.sources} insights, "
             f"{args.sources} notes in {time.perf_counter() - start:.1f} s"
         )
+        if args.no_stored_counts:
+            await _forget_counts(store, notebook_id)
+            print("records without stored token counts (as written before migration 0005)")
         # A cold build: the tokenizer loaded, but no catalog read and no text counted or rendered
         # before (the notebook's catalog is read again only when its change stamp moves).
         await _ours(store, notebook_id, 100)
@@ -245,6 +258,11 @@ def _parse() -> argparse.Namespace:
     parser.add_argument("--more-budgets", type=int, nargs="*", default=[32000, 128000])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--ref-runs", type=int, default=3)
+    parser.add_argument(
+        "--no-stored-counts",
+        action="store_true",
+        help="measure records written before migration 0005 (texts counted when read)",
+    )
     return parser.parse_args()
 
 
