@@ -125,3 +125,19 @@ async def test_insight_hits_carry_their_source_and_title(
         (insight.id, source, "Wind tunnels (summary)")
     ]
     assert hits[0].highlights == ("<b>drag</b> of <b>models</b>",)
+
+
+async def test_global_search_skips_chunks_staged_under_a_placeholder_parent(
+    store: Store, service: SearchService, add_source: AddSource
+) -> None:
+    nb = (await store.notebooks.create("nb")).id
+    await add_source("visible", ["vortex shedding behind a cylinder"], [nb])
+    # What a large write stages before its swap (store/chunks.py): no source, no notebook yet.
+    await store.db.query(
+        "CREATE chunk SET parent = source:placeholder, kind = 'source', ord = 0,"
+        " text = 'vortex shedding staged', token_count = 3, char_start = 0, char_end = 22;"
+    )
+
+    hits = await service.search("vortex shedding", mode=SearchMode.TEXT, limit=50)
+
+    assert [hit.text for hit in hits] == ["vortex shedding behind a cylinder"]

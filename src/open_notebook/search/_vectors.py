@@ -56,6 +56,8 @@ from open_notebook.search.types import HitType
 
 Vectors = npt.NDArray[np.float32]
 _NOTEBOOK_FILTER: Final = "(source IN $src OR notebook = $nb)"
+# Global scope: chunks staged under a placeholder parent (store/chunks.py) have neither field yet.
+_REACHABLE: Final = "(source != NONE OR notebook != NONE)"
 _LOAD: Final = f"""
 SELECT VALUE {CHUNK_COLUMNS}, embedding_f32] FROM chunk
     WHERE {{where}} AND embedding_f32 != NONE;
@@ -187,7 +189,7 @@ class VectorIndex:
 
     async def _load(self, notebook_id: str | None, stamp: Hashable) -> VectorSnapshot:
         if notebook_id is None:
-            results = await self._db.query(_LOAD.format(where="true") + _ALL_TITLES)
+            results = await self._db.query(_LOAD.format(where=_REACHABLE) + _ALL_TITLES)
         else:
             results = await self._db.query(
                 "LET $src = SELECT VALUE in FROM reference WHERE out = $nb;"
