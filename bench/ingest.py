@@ -79,18 +79,29 @@ async def run_pipeline(embedder: Embedder, settings: Settings, folder: Path) -> 
 
 
 class ReplayEmbedder:
-    """Answers with vectors computed beforehand: the pipeline's own cost, without the model."""
+    """Answers with vectors computed beforehand: the pipeline's own cost, without the model.
+
+    It tokenizes like the real one (``encode_pieces``, ``count_tokens``), so the pipeline takes the
+    same path, and looks the vectors up by text or by word pieces.
+    """
 
     def __init__(self, real: OnnxMiniLMEmbedder, vectors: dict[str, Vectors]) -> None:
         self.model_id, self.max_tokens, self.dim = real.model_id, real.max_tokens, real.dim
         self.count_tokens = real.count_tokens
+        self.encode_pieces = real.encode_pieces
         self._vectors = vectors
+        self._by_pieces = {
+            tuple(real.encode_pieces(text)[0]): vector for text, vector in vectors.items()
+        }
 
     def warm_up(self) -> None:
         """Nothing to load."""
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         return np.stack([self._vectors[text] for text in texts])
+
+    def embed_pieces(self, pieces: Sequence[Sequence[int]]) -> Vectors:
+        return np.stack([self._by_pieces[tuple(one)] for one in pieces])
 
     def embed_query(self, text: str) -> Vectors:
         return self._vectors[text]

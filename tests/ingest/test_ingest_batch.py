@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from open_notebook.config import Settings
-from open_notebook.embeddings import FakeEmbedder, OnnxMiniLMEmbedder
-from open_notebook.errors import InvalidInputError
+from open_notebook.embeddings import FakeEmbedder, OnnxMiniLMEmbedder, Vectors
+from open_notebook.errors import InvalidInputError, ModelError
 from open_notebook.ingest import Extracted, Ingestor, IngestProgress, IngestResult, SourceFormat
 from open_notebook.ingest._batch import WINDOW
 from open_notebook.ingest._commit import GROUP_SOURCES
@@ -96,3 +98,27 @@ def test_parallel_workers_give_the_vectors_of_one_worker() -> None:
     two = OnnxMiniLMEmbedder(threads=2).embed_documents(texts)
     assert np.array_equal(one, two)
     assert np.array_equal(two[5], OnnxMiniLMEmbedder(threads=2).embed_query(texts[5]))
+
+
+class _FailingEmbedder(FakeEmbedder):
+    """Fails on any batch holding the word "boom"."""
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        if any("boom" in text for text in texts):
+            raise ModelError("the model failed on purpose")
+        return super().embed_documents(texts)
+
+
+async def test_a_model_failure_stops_the_batch_and_leaves_no_half_written_source(
+    store: Store, settings: Settings, tmp_path: Path
+) -> None:
+    paths = _write(tmp_path / "docs", ITEMS)
+    paths[WINDOW + 1].write_text("This one goes boom.", encoding="utf-8")
+    with pytest.raises(ModelError):
+        await Ingestor(store, _FailingEmbedder(), settings).add_paths(None, [tmp_path / "docs"])
+    # The first window was written whole; nothing of the failed one or after it.
+    assert await store.chunks.count() == WINDOW
+    stored = await store.sources.list_all()
+    assert sorted(one.title for one in stored) == sorted(
+        f"Document {index} is about topic number {index}." for index in range(WINDOW)
+    )

@@ -110,6 +110,8 @@ async def add_many(
     finally:
         for task in ahead:
             task.cancel()
+        # A window that already failed is not awaited any more: collect its error quietly.
+        await asyncio.gather(*ahead, return_exceptions=True)
     if failures:
         raise BatchIngestError(results, failures)
     return results
