@@ -69,11 +69,12 @@ class OnnxMiniLMEmbedder:
     """The default offline embedder; loaded once (thread-safe), on first use or ``warm_up()``.
 
     Each run of the model is single-threaded; a call with several batches spreads them over
-    ``threads`` workers sharing one session. Measured on 2 shared cores, 160 passages: ORT's own
-    intra-op threads spin-wait at every operator and lose to any other busy thread (8.8 CPU
-    seconds under load vs 4.0 for two single-threaded workers); a short query took 7-12 ms with
-    two intra-op threads vs 7-8 ms with one. Independent runs need no barrier, so other work
-    (the ingest pipeline's own) only takes its own share of the cores.
+    ``threads`` workers sharing one session. Measured on 2 cores shared with other work, 160
+    passages: ORT's own intra-op threads spin-wait at every operator and lose to any other busy
+    thread (4.3-8.8 CPU seconds with two intra-op threads vs 4.0-4.5 for two single-threaded
+    workers); a 12-word query took a median 7.5-11.5 ms with one thread vs 16-24 ms with two.
+    Independent runs need no barrier, so other work (the ingest pipeline's own) only takes its
+    own share of the cores.
 
     ``count_tokens`` counts word pieces *including* ``[CLS]`` and ``[SEP]``, without truncation,
     so it can be compared with ``max_tokens`` (256) directly.
