@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from open_notebook.context.memo import MemoCounter, keyed_memo, text_memo
-from open_notebook.context.model import Candidate, Piece, Placed, RenderFormat
+from open_notebook.context.model import Candidate, ItemType, Piece, Placed, RenderFormat
 from open_notebook.context.render import GAP, render_block
 from open_notebook.context.text import merge_spans, sentence_pieces, term_overlap
 from open_notebook.tokens import TokenCounter
@@ -37,6 +37,7 @@ _LABELS: Final = "label_tokens"
 # Sentence spans of long texts, remembered like their token counts.
 _SENTENCES: Final = "sentence_pieces"
 _MAX_LABELS: Final = 100_000
+_NAMES: Final[dict[str, str]] = {one: str(one.value) for one in (*RenderFormat, *ItemType)}
 
 
 def label_tokens(candidate: Candidate, params: FitParams, *, truncated: bool) -> int:
@@ -51,10 +52,12 @@ def label_tokens(candidate: Candidate, params: FitParams, *, truncated: bool) ->
 def label_pair(candidate: Candidate, params: FitParams) -> tuple[int, int]:
     """Tokens of the candidate's label, plain and marked truncated; remembered when the counter
     is pure (judging a candidate needs both, and a notebook build judges thousands)."""
+    # Plain strings only: the garbage collector stops tracking such tuples, and a notebook's
+    # thousands of remembered keys are then not scanned by every full collection.
     key = (
         params.counter.name,
-        params.fmt,
-        candidate.type,
+        _NAMES[params.fmt],
+        _NAMES[candidate.type],
         candidate.id,
         candidate.title,
         candidate.parent_id,

@@ -1,15 +1,15 @@
 """The decision manifest: every candidate once, included or dropped, with scores, tokens, reason.
 
 A notebook build lists thousands of candidates, most of them dropped for budget, so entries are
-built as plain literals and the content hash is taken over compact rows (one JSON array of values
-per entry, in a fixed order) rather than over key-sorted JSON of the entries.
+built as plain literals with their keys in a fixed order, and the content hash is taken over
+their JSON as written (not key-sorted).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from open_notebook.context.model import Candidate, Dropped, ItemType, Placed
@@ -61,27 +61,15 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-_FIELDS = ("id", "type", "title", "parent_id", "pinned", "truncated", "duplicates")
-
-
-def _rows(entries: Sequence[dict[str, Any]], *, reason: bool) -> list[list[Any]]:
-    rows = []
-    for entry in entries:
-        scores, tokens = entry["scores"], entry["tokens"]
-        row = [entry[name] for name in _FIELDS]
-        row += [scores["type_weight"], scores["relevance"], scores["priority"]]
-        row += [tokens["original"], tokens["used"]]
-        if reason:
-            row.append(entry["reason"])
-        rows.append(row)
-    return rows
-
-
 def content_hash(rendered: str, manifest: dict[str, Any]) -> str:
-    """sha256 of the rendered text and every value of the manifest's entries, in a fixed order:
-    equal inputs give equal hashes, and any change of a decision, score or count changes it."""
-    rows = [_rows(manifest["included"], reason=False), _rows(manifest["dropped"], reason=True)]
+    """sha256 of the rendered text and the manifest's JSON: equal inputs give equal hashes, and
+    any change of a decision, score or count changes it.
+
+    The entries are built with their keys in one fixed order (:func:`_entry`), so their JSON is
+    canonical as written; sorting the keys of thousands of entries would cost more than the rest
+    of the manifest.
+    """
     digest = hashlib.sha256(rendered.encode("utf-8"))
     digest.update(b"\x00")
-    digest.update(json.dumps(rows, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    digest.update(json.dumps(manifest, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
     return digest.hexdigest()
