@@ -171,6 +171,8 @@ class ContextBuilder:
         Duplicates by content and near-duplicates are found in :meth:`truncate_to_fit`, as items
         are admitted, so only texts that could enter the context are compared.
         """
+        if len({item.id for item in self.items}) == len(self.items):
+            return  # nothing repeats (the usual case): the order is prioritize's to set
         best: dict[str, ContextItem] = {}
         for item in sorted(self.items, key=ContextItem.sort_key):
             kept = best.setdefault(item.id, item)
@@ -232,11 +234,9 @@ class ContextBuilder:
             self.truncate_to_fit()
         assert self.assembly is not None
         if self.assembly.unread:
-            raise InvalidInputError(
-                f"{len(self.assembly.unread)} items could enter but their texts are not read "
-                f"(first: {self.assembly.unread[0]}); build() reads them",
-                field="items",
-            )
+            unread = self.assembly.unread
+            message = f"texts of {len(unread)} items are not read ({unread[0]}, ...); use build()"
+            raise InvalidInputError(message, field="items")
         return format_response(self.assembly, self)
 
     # Orchestration
