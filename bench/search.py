@@ -196,8 +196,8 @@ async def index_recall(
     service: SearchService, nb: str, embedder: BenchEmbedder, count: int
 ) -> tuple[float, list[float]]:
     """Recall@10 of the in-process index against exact search, and its own search time."""
-    stamp = service.vectors.cached_stamp(nb)
-    snapshot = await service.vectors.snapshot(nb, stamp)
+    stamp = service.snapshots.cached_stamp(nb)
+    snapshot = await service.snapshots.snapshot(nb, stamp)
     kinds = frozenset(HitType)
     vectors = [embedder.embed_query("") for _ in range(count)]
     times, found = [], []

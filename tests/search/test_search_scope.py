@@ -55,7 +55,7 @@ async def test_a_write_by_another_process_reloads_the_vector_cache(
     nb = (await store.notebooks.create("nb")).id
     await add_source("first", ["heat transfer in hypersonic flow"], [nb])
     await service.search("heat transfer", notebook_id=nb, mode=SearchMode.VECTOR)
-    stamp = service.vectors.cached_stamp(nb)
+    stamp = service.snapshots.cached_stamp(nb)
     vector = [float(value) for value in embedder.embed_query("heat transfer rates")]
     # What another process would do on a shared server: raw statements, no call into this service.
     await store.db.query(
@@ -70,7 +70,7 @@ async def test_a_write_by_another_process_reloads_the_vector_cache(
 
     hits = await service.search("heat transfer rates", notebook_id=nb, mode=SearchMode.VECTOR)
 
-    assert service.vectors.cached_stamp(nb) != stamp
+    assert service.snapshots.cached_stamp(nb) != stamp
     assert hits[0].parent_id == "source:other"
     assert hits[0].scores.vector == pytest.approx(1.0, abs=1e-5)
 

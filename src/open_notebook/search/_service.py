@@ -17,7 +17,7 @@ from open_notebook.search._fusion import DEFAULT_RRF_K, rrf_fuse
 from open_notebook.search._highlight import snippets, term_pattern
 from open_notebook.search._hits import RankedId, hits_from
 from open_notebook.search._query import PreparedQuery, prepare_query
-from open_notebook.search._vectors import VectorIndex
+from open_notebook.search._vectors import SnapshotCache
 from open_notebook.search.types import HitScores, HitType, SearchHit, SearchMode
 from open_notebook.store import Store
 
@@ -80,7 +80,7 @@ class SearchService:
         self._settings = settings
         self._rrf_k = rrf_k
         self._weights = weights
-        self.vectors = VectorIndex(store.db, exact_limit=exact_limit)
+        self.snapshots = SnapshotCache(store.db, exact_limit=exact_limit)
 
     async def search(
         self,
@@ -104,7 +104,7 @@ class SearchService:
         """
         request = self._request(query, notebook_id, mode, limit, types)
         stamp = await self._stamp(request.notebook_id)
-        snapshot = await self.vectors.snapshot(request.notebook_id, stamp)
+        snapshot = await self.snapshots.snapshot(request.notebook_id, stamp)
         vector_hits: list[tuple[str, float]] = []
         if request.mode is not SearchMode.TEXT:
             snapshot.check_model(self._embedder.model_id, self._embedder.dim)
@@ -112,7 +112,7 @@ class SearchService:
             vector_hits = snapshot.search(vector, request.pool, request.kinds)
         text_hits: list[tuple[str, float]] = []
         if request.mode is not SearchMode.VECTOR:
-            text = self.vectors.text(request.notebook_id, snapshot)
+            text = self.snapshots.text(request.notebook_id, snapshot)
             text_hits = text.search(request.query.bm25_text, request.pool, request.kinds)
         ranked = self._rank(request, vector_hits, text_hits, min_score)
         pattern = term_pattern(request.query.text[:_HIGHLIGHT_QUERY_CHARS])

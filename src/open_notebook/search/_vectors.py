@@ -139,8 +139,8 @@ class VectorSnapshot:
         return [(self.ids[int(rows[i])], float(scores[i])) for i in best]
 
 
-class VectorIndex:
-    """Snapshots per scope, reloaded when the caller's version stamp changes."""
+class SnapshotCache:
+    """Search snapshots per scope (vectors, hit details, BM25), reloaded when the stamp changes."""
 
     def __init__(self, db: Database, *, exact_limit: int = 8_192, max_scopes: int = 8) -> None:
         self._db = db
@@ -181,11 +181,6 @@ class VectorIndex:
     def cached_stamp(self, notebook_id: str | None) -> Hashable | None:
         found = self._snapshots.get(notebook_id)
         return None if found is None else found.stamp
-
-    def cached(self, notebook_id: str | None, stamp: Hashable) -> VectorSnapshot | None:
-        """The snapshot at ``stamp`` if it is already loaded (never loads)."""
-        found = self._snapshots.get(notebook_id)
-        return found if found is not None and found.stamp == stamp else None
 
     async def _load(self, notebook_id: str | None, stamp: Hashable) -> VectorSnapshot:
         if notebook_id is None:
