@@ -6,6 +6,7 @@ async for event in ask_notebook(store, embedder, llm, settings,
     else: event.citations, event.manifest, event.plan, event.session_id
 """
 
+from open_notebook.chat._contexts import notebook_context_factory
 from open_notebook.chat._events import ChatEvent, DoneEvent, TokenEvent
 from open_notebook.chat._service import ask_notebook, chat_with_source
 from open_notebook.graphs import ChatSessions, SessionKind, StoredMessage
@@ -19,4 +20,5 @@ __all__ = [
     "TokenEvent",
     "ask_notebook",
     "chat_with_source",
+    "notebook_context_factory",
 ]

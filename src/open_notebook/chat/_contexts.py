@@ -7,13 +7,16 @@ imported: the chat service must load (and report a clear error) even if retrieva
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
 from open_notebook.graphs import ContextBuild, ContextFactory
 from open_notebook.store import Store
 from open_notebook.tokens import get_token_counter
+
+if TYPE_CHECKING:
+    from open_notebook.search import SearchService
 
 
 def source_context_factory(store: Store, settings: Settings) -> ContextFactory:
@@ -42,21 +45,28 @@ def source_context_factory(store: Store, settings: Settings) -> ContextFactory:
 
 
 def notebook_context_factory(
-    store: Store, embedder: Embedder, settings: Settings
+    store: Store, embedder: Embedder, settings: Settings, searcher: SearchService | None = None
 ) -> ContextFactory:
-    """Context of a notebook: hybrid search with the question, then a budgeted context."""
+    """Context of a notebook: hybrid search with the question, then a budgeted context.
+
+    Pass the process's long-lived ``searcher`` (the API's) so its per-notebook snapshot (vectors,
+    BM25 index) is reused; without one, a new service loads the notebook once per factory.
+    """
+    if searcher is None:
+        from open_notebook.search import SearchService
+
+        searcher = SearchService(store, embedder, settings)
+    found = searcher
 
     def for_notebook(notebook_id: str, question: str) -> ContextBuild:
         async def build(budget: int) -> Mapping[str, Any]:
-            from open_notebook.search import SearchService
             from open_notebook.utils.context_builder import build_query_context
 
-            searcher = SearchService(store, embedder, settings)
             result: Mapping[str, Any] = await build_query_context(
                 question,
                 notebook_id,
                 budget,
-                searcher=searcher,
+                searcher=found,
                 store=store,
                 token_counter=get_token_counter(settings.tokenizer),
             )

@@ -16,10 +16,15 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from open_notebook.api.deps import EmbedderDep, SettingsDep, StateDep, StoreDep
+from open_notebook.api.deps import EmbedderDep, SearchDep, SettingsDep, StateDep, StoreDep
 from open_notebook.api.errors import describe
 from open_notebook.api.schemas.common import NotebookId, Text
-from open_notebook.chat import ChatEvent, ask_notebook, chat_with_source
+from open_notebook.chat import (
+    ChatEvent,
+    ask_notebook,
+    chat_with_source,
+    notebook_context_factory,
+)
 from open_notebook.errors import OpenNotebookError
 from open_notebook.llm import LanguageModel, create_language_model
 
@@ -70,6 +75,7 @@ async def chat_notebook(
     embedder: EmbedderDep,
     llm: LlmDep,
     settings: SettingsDep,
+    search: SearchDep,
 ) -> StreamingResponse:
     """Ask a question of a notebook (hybrid retrieval, budgeted context, checked citations)."""
     events = ask_notebook(
@@ -81,6 +87,7 @@ async def chat_notebook(
         question=body.question,
         session_id=body.session_id,
         max_context_tokens=body.max_context_tokens,
+        context=notebook_context_factory(store, embedder, settings, search),
     )
     return await _stream(events)
 
