@@ -27,7 +27,8 @@ class Ingestor:
     """Adds sources, notes and insights with their embedded chunks, each in one transaction.
 
     Chunking and embedding run in a worker thread (``asyncio.to_thread``), so the event loop
-    stays responsive during a long ingest.
+    stays responsive during a long ingest. A batch (``add_paths``) writes a few small sources
+    per transaction; each source is still all or nothing.
     """
 
     def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
@@ -152,7 +153,7 @@ class Ingestor:
         paths: Sequence[Path | str],
         progress: ProgressCallback | None = None,
     ) -> list[IngestResult]:
-        """Add files, folders (recursively) and URLs, one after the other.
+        """Add files, folders (recursively) and URLs, in reading order (a few at a time).
 
         Every item is tried. If some failed, :class:`BatchIngestError` is raised at the end; it
         carries the results of the items that were added and the reason of each failure.
