@@ -16,6 +16,7 @@ def test_public_names_are_pinned() -> None:
         "TokenEvent",
         "ask_notebook",
         "chat_with_source",
+        "notebook_context_factory",
     }
     assert {
         "ChatMessage",
