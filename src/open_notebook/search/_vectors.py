@@ -58,14 +58,12 @@ Vectors = npt.NDArray[np.float32]
 _NOTEBOOK_FILTER: Final = "(source IN $src OR notebook = $nb)"
 # Global scope: chunks staged under a placeholder parent (store/chunks.py) have neither field yet.
 _REACHABLE: Final = "(source != NONE OR notebook != NONE)"
+# One scan of the chunk table (each filtered scan costs the engine ~30 us per row): the vector
+# as bytes, else the legacy float array, then the model that made it.
 _LOAD: Final = f"""
-SELECT VALUE {CHUNK_COLUMNS}, embedding_f32] FROM chunk
-    WHERE {{where}} AND embedding_f32 != NONE;
-SELECT VALUE {CHUNK_COLUMNS}, embedding] FROM chunk
-    WHERE {{where}} AND embedding_f32 = NONE AND embedding != NONE;
-SELECT VALUE {CHUNK_COLUMNS}] FROM chunk
-    WHERE {{where}} AND embedding_f32 = NONE AND embedding = NONE;
-SELECT model_id, dim FROM chunk WHERE {{where}} AND model_id != NONE GROUP BY model_id, dim;
+SELECT VALUE {CHUNK_COLUMNS}, embedding_f32,
+    IF embedding_f32 = NONE {{{{ embedding }}}} ELSE {{{{ NONE }}}}, model_id, dim]
+    FROM chunk WHERE {{where}};
 """
 _NOTEBOOK_TITLES: Final = (
     SOURCE_TITLES.format(sources="$src")
@@ -192,20 +190,28 @@ class SnapshotCache:
                 + _NOTEBOOK_TITLES,
                 {"nb": record(notebook_id, "notebook")},
             )
-        fast, slow, unembedded, models, sources, notes, insights = results[-7:]
-        rows = list(fast or []) + list(slow or [])
-        found = frozenset((str(row["model_id"]), int(row["dim"])) for row in models or [])
-        parsed = [details_of(row) for row in rows]
+        rows, sources, notes, insights = results[-4:]
+        vectors, found, parsed, unembedded = [], set(), [], []
+        for row in rows or []:
+            vector = row[8] if row[8] is not None else row[9]
+            if vector is None:
+                unembedded.append(details_of(row))
+                continue
+            vectors.append(vector)
+            parsed.append(details_of(row))
+            if row[10] is not None:
+                found.add((str(row[10]), int(row[11])))
+        models = frozenset(found)
         # Vectors are the first rows of the catalog; chunks without a vector are found by text.
-        catalog_rows = parsed + [details_of(row) for row in unembedded or []]
+        catalog_rows = parsed + unembedded
         ids = tuple(chunk_id for chunk_id, _ in parsed)
         kinds = np.array([KIND_CODES[one.kind] for _, one in parsed], dtype=np.uint8)
-        matrix = _stack([row[-1] for row in rows], found)
+        matrix = _stack(vectors, models)
         if matrix.shape[0] != len(ids):  # mixed dimensions: check_model refuses before search
             ids, kinds = (), kinds[:0]
         coarse = _coarse_index(matrix) if len(ids) > self._exact_limit else None
         catalog = Catalog(dict(catalog_rows), titles_of(sources or [], notes or [], insights or []))
-        return VectorSnapshot(stamp, ids, kinds, matrix, found, coarse, catalog)
+        return VectorSnapshot(stamp, ids, kinds, matrix, models, coarse, catalog)
 
 
 def _dot(matrix: Vectors, query: Vectors) -> npt.NDArray[np.float32]:
