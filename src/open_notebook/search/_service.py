@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection, Hashable
 from dataclasses import dataclass
 from typing import Protocol
@@ -17,7 +18,7 @@ from open_notebook.search._fusion import DEFAULT_RRF_K, rrf_fuse
 from open_notebook.search._highlight import snippets, term_pattern
 from open_notebook.search._hits import RankedId, hits_from
 from open_notebook.search._query import PreparedQuery, prepare_query
-from open_notebook.search._vectors import SnapshotCache
+from open_notebook.search._vectors import SnapshotCache, VectorSnapshot
 from open_notebook.search.types import HitScores, HitType, SearchHit, SearchMode
 from open_notebook.store import Store
 
@@ -55,6 +56,15 @@ class _Request:
             if self.mode is not SearchMode.HYBRID
             else min(MAX_LIMIT, max(100, 3 * self.limit))
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _EarlyVectors:
+    """The query vector, and hits from a snapshot that may turn out stale."""
+
+    vector: npt.NDArray[np.float32] | None
+    snapshot: VectorSnapshot | None
+    hits: list[tuple[str, float]]
 
 
 class SearchService:
@@ -103,13 +113,23 @@ class SearchService:
             EmbeddingModelMismatchError: stored vectors come from another embedding model.
         """
         request = self._request(query, notebook_id, mode, limit, types)
-        stamp = await self._stamp(request.notebook_id)
+        # The stamp's round trip (the only one) runs while this thread embeds the query and
+        # searches the snapshot loaded last; a changed stamp means a reload and a new search.
+        stamp_read = asyncio.ensure_future(self._stamp(request.notebook_id))
+        await asyncio.sleep(0)  # sends the stamp query before the CPU work below
+        try:
+            early = self._search_loaded(request)
+        finally:
+            stamp = await stamp_read
         snapshot = await self.snapshots.snapshot(request.notebook_id, stamp)
         vector_hits: list[tuple[str, float]] = []
-        if request.mode is not SearchMode.TEXT:
+        if early.vector is not None:
             snapshot.check_model(self._embedder.model_id, self._embedder.dim)
-            vector = self._embedder.embed_query(request.query.embed_text)
-            vector_hits = snapshot.search(vector, request.pool, request.kinds)
+            vector_hits = (
+                early.hits
+                if early.snapshot is snapshot
+                else snapshot.search(early.vector, request.pool, request.kinds)
+            )
         text_hits: list[tuple[str, float]] = []
         if request.mode is not SearchMode.VECTOR:
             text = self.snapshots.text(request.notebook_id, snapshot)
@@ -117,6 +137,16 @@ class SearchService:
         ranked = self._rank(request, vector_hits, text_hits, min_score)
         pattern = term_pattern(request.query.text[:_HIGHLIGHT_QUERY_CHARS])
         return hits_from(snapshot.catalog, ranked, lambda text: snippets(text, pattern))
+
+    def _search_loaded(self, request: _Request) -> _EarlyVectors:
+        """Embed the query and search the scope's last loaded snapshot, if it is of this model."""
+        if request.mode is SearchMode.TEXT:
+            return _EarlyVectors(None, None, [])
+        vector = self._embedder.embed_query(request.query.embed_text)
+        loaded = self.snapshots.latest(request.notebook_id)
+        if loaded is None or loaded.models != {(self._embedder.model_id, self._embedder.dim)}:
+            return _EarlyVectors(vector, None, [])
+        return _EarlyVectors(vector, loaded, loaded.search(vector, request.pool, request.kinds))
 
     def _request(
         self,

@@ -176,6 +176,10 @@ class SnapshotCache:
             self._texts[notebook_id] = built
         return built[1]
 
+    def latest(self, notebook_id: str | None) -> VectorSnapshot | None:
+        """The snapshot loaded last for a scope, whatever its stamp (it may be stale)."""
+        return self._snapshots.get(notebook_id)
+
     def cached_stamp(self, notebook_id: str | None) -> Hashable | None:
         found = self._snapshots.get(notebook_id)
         return None if found is None else found.stamp
