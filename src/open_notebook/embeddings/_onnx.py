@@ -166,8 +166,9 @@ class OnnxMiniLMEmbedder:
         if not pieces:
             return empty_vectors(DIM)
         session = self._loaded_session()
-        # Similar lengths in one batch waste less work on padding; results go back in input order.
-        order = sorted(range(len(pieces)), key=lambda index: len(pieces[index]))
+        # Similar lengths in one batch waste less work on padding; longest first, so the workers
+        # finish together instead of one running the longest text alone. Results keep input order.
+        order = sorted(range(len(pieces)), key=lambda index: -len(pieces[index]))
         batches = [
             order[start : start + self._batch_size]
             for start in range(0, len(order), self._batch_size)
