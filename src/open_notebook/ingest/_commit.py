@@ -12,7 +12,7 @@ from open_notebook.store import Store
 from open_notebook.store.sources import NewSource
 
 # A group shares one transaction: about half the cost of one each for small sources, while large
-# full-text transactions get slower (see SourceRepository.create_many).
+# transactions get slower (see SourceRepository.create_many and chunks.STAGE_ABOVE_CHUNKS).
 GROUP_SOURCES: Final = 8
 GROUP_CHUNKS: Final = 32
 
@@ -62,7 +62,7 @@ async def _create(
 ) -> list[Source | ItemError]:
     notebooks = [notebook_id] if notebook_id is not None else []
     created: list[Source | ItemError] = []
-    # One group after the other on purpose: small transactions (the full-text index).
+    # One group after the other on purpose: small transactions (see GROUP_SOURCES).
     for group in _groups(todo):
         try:
             created.extend(

@@ -124,8 +124,8 @@ class SourceRepository(Repository):
         """Store sources (``chunks[i]`` are those of ``news[i]``) in one transaction, in order.
 
         One transaction for a few small sources costs about half as much as one each (measured:
-        160 one-chunk sources, 0.27 s one by one, 0.14 s in groups of 8, 0.22 s in groups of 32:
-        the full-text index makes large transactions slower). Many chunks are staged first.
+        160 one-chunk sources, 0.27 s one by one, 0.14 s in groups of 8, 0.22 s in groups of 32,
+        when chunks still had a full-text index). Many chunks are staged first.
         """
         if len(chunks) != len(news):
             raise InvalidInputError(
