@@ -195,6 +195,30 @@ async def test_the_catalog_follows_writes_to_the_notebook(store: Store) -> None:
     assert wide.source_ids[2] in before and wide.source_ids[2] not in after
 
 
+async def test_insights_added_or_removed_after_a_build_are_seen(store: Store) -> None:
+    wide = await _wide(store)
+
+    async def ids() -> set[str]:
+        ctx = await ContextBuilder(
+            notebook_id=wide.notebook_id, max_tokens=500, store=store
+        ).build()
+        manifest = ctx["manifest"]
+        return {entry["id"] for entry in [*manifest["included"], *manifest["dropped"]]}
+
+    before = await ids()
+    # Only this source's insight stamp moves; the other sources' insights are remembered.
+    added = await store.sources.add_insight(wide.source_ids[5], "key points", "wind and grid")
+    with_added = await ids()
+    await store.sources.delete_insight(added.id)
+    await store.notes.create(wide.notebook_id, "Another note.", title="Later")
+    after_delete = await ids()
+
+    assert added.id not in before and added.id in with_added
+    assert with_added - {added.id} == before
+    assert added.id not in after_delete
+    assert len(after_delete) == len(before) + 1  # the new note; every other insight still there
+
+
 @pytest.mark.parametrize("budget", [1, 2, 3])
 async def test_a_budget_spent_before_the_first_item_is_a_clear_error(
     store: Store, budget: int
