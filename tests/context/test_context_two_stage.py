@@ -177,20 +177,20 @@ async def test_store_writes_the_count_of_each_text(store: Store) -> None:
     assert after[0][0] == "Changed: wind and solar."
 
 
+async def _candidate_ids(store: Store, notebook_id: str) -> set[str]:
+    """Every candidate of a notebook build, included or dropped."""
+    ctx = await ContextBuilder(notebook_id=notebook_id, max_tokens=500, store=store).build()
+    manifest = ctx["manifest"]
+    return {entry["id"] for entry in [*manifest["included"], *manifest["dropped"]]}
+
+
 async def test_the_catalog_follows_writes_to_the_notebook(store: Store) -> None:
     wide = await _wide(store)
 
-    async def ids() -> set[str]:
-        ctx = await ContextBuilder(
-            notebook_id=wide.notebook_id, max_tokens=500, store=store
-        ).build()
-        manifest = ctx["manifest"]
-        return {entry["id"] for entry in [*manifest["included"], *manifest["dropped"]]}
-
-    before = await ids()
+    before = await _candidate_ids(store, wide.notebook_id)
     note = await store.notes.create(wide.notebook_id, "A new note about wind.", title="New")
     await store.sources.delete(wide.source_ids[2])
-    after = await ids()
+    after = await _candidate_ids(store, wide.notebook_id)
     assert note.id in after and note.id not in before
     assert wide.source_ids[2] in before and wide.source_ids[2] not in after
 
@@ -198,20 +198,13 @@ async def test_the_catalog_follows_writes_to_the_notebook(store: Store) -> None:
 async def test_insights_added_or_removed_after_a_build_are_seen(store: Store) -> None:
     wide = await _wide(store)
 
-    async def ids() -> set[str]:
-        ctx = await ContextBuilder(
-            notebook_id=wide.notebook_id, max_tokens=500, store=store
-        ).build()
-        manifest = ctx["manifest"]
-        return {entry["id"] for entry in [*manifest["included"], *manifest["dropped"]]}
-
-    before = await ids()
+    before = await _candidate_ids(store, wide.notebook_id)
     # Only this source's insight stamp moves; the other sources' insights are remembered.
     added = await store.sources.add_insight(wide.source_ids[5], "key points", "wind and grid")
-    with_added = await ids()
+    with_added = await _candidate_ids(store, wide.notebook_id)
     await store.sources.delete_insight(added.id)
     await store.notes.create(wide.notebook_id, "Another note.", title="Later")
-    after_delete = await ids()
+    after_delete = await _candidate_ids(store, wide.notebook_id)
 
     assert added.id not in before and added.id in with_added
     assert with_added - {added.id} == before
