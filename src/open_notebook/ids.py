@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 from typing import Final
 
 from open_notebook.errors import InvalidInputError
@@ -56,10 +57,20 @@ def table_of(record_id: str) -> str:
     return record_id.split(":", 1)[0]
 
 
-def new_id(table: str) -> str:
-    """A fresh random id; made here so a record and its children can be written in one statement."""
-    import secrets
-    import string
+_KEY_ALPHABET: Final = "abcdefghijklmnopqrstuvwxyz0123456789"
+_KEY_CHARS: Final = 20
 
-    alphabet = string.ascii_lowercase + string.digits
-    return f"{table}:{''.join(secrets.choice(alphabet) for _ in range(20))}"
+
+def new_id(table: str) -> str:
+    """A fresh random id; made here so a record and its children can be written in one statement.
+
+    20 base-36 characters from one 128-bit draw of the OS generator (36**20 is about 2**103.4, so
+    the bias of the leftover range is about 2**-24). One ``secrets.choice`` per character took
+    ~0.1 s of the pipeline's ~0.9 s own CPU time for 320 passages (bench.ingest under cProfile).
+    """
+    number = secrets.randbits(128)
+    key = []
+    for _ in range(_KEY_CHARS):
+        number, digit = divmod(number, len(_KEY_ALPHABET))
+        key.append(_KEY_ALPHABET[digit])
+    return f"{table}:{''.join(key)}"
