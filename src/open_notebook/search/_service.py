@@ -116,10 +116,11 @@ class SearchService:
         # The stamp's round trip (the only one) runs while this thread embeds the query and
         # searches the snapshot loaded last; a changed stamp means a reload and a new search.
         stamp_read = asyncio.ensure_future(self._stamp(request.notebook_id))
-        await asyncio.sleep(0)  # sends the stamp query before the CPU work below
         try:
+            await asyncio.sleep(0)  # sends the stamp query before the CPU work below
             early = self._search_loaded(request)
         finally:
+            # Always awaited, so its error (an unknown notebook) is never left unretrieved.
             stamp = await stamp_read
         snapshot = await self.snapshots.snapshot(request.notebook_id, stamp)
         vector_hits: list[tuple[str, float]] = []
