@@ -247,24 +247,17 @@ async def main(args: argparse.Namespace) -> None:
                 f"({ours_b['total_items']} items)   reference {ref_b_used / budget:6.1%} "
                 f"({len(ref_b)} items)"
             )
-        record(
-            "context",
-            f"build time, {args.sources} sources, repeated build of an unchanged notebook (ms)",
-            ours=round(ours_s * 1000, 1),
-            reference=round(ref_s * 1000, 1),
-        )
-        record(
-            "context",
-            f"build time, {args.sources} sources, first build after a write (ms)",
-            ours=round(after_write_ms, 1),
-            reference=round(ref_s * 1000, 1),
-        )
-        record(
-            "context",
-            f"build time, {args.sources} sources, first build of a cold process (ms)",
-            ours=round(cold_s * 1000, 1),
-            reference=round(ref_s * 1000, 1),
-        )
+        for case, ours_ms in (
+            ("repeated build of an unchanged notebook", ours_s * 1000),
+            ("first build after a write", after_write_ms),
+            ("first build of a cold process", cold_s * 1000),
+        ):
+            record(
+                "context",
+                f"build time, {args.sources} sources, {case} (ms)",
+                ours=round(ours_ms, 1),
+                reference=round(ref_s * 1000, 1),
+            )
         record(
             "context",
             f"budget use @ {args.budget}",

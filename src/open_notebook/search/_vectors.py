@@ -181,7 +181,7 @@ class SnapshotCache:
         return self._snapshots.get(notebook_id)
 
     def cached_stamp(self, notebook_id: str | None) -> Hashable | None:
-        found = self._snapshots.get(notebook_id)
+        found = self.latest(notebook_id)
         return None if found is None else found.stamp
 
     async def _load(self, notebook_id: str | None, stamp: Hashable) -> VectorSnapshot:
