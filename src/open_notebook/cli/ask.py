@@ -9,7 +9,6 @@ import typer
 from rich.table import Table
 
 from open_notebook.cli._options import JsonFlag, NotebookOpt
-from open_notebook.cli._resolve import resolve_notebook
 from open_notebook.cli._runtime import CliState, Session, execute, wants_json
 from open_notebook.cli._services import require_module
 
@@ -59,7 +58,7 @@ async def answer(session: Session, options: AskOptions) -> DoneEvent:
     """Run the notebook ask graph; stream tokens to stdout unless the output is JSON."""
     chat = require_module("open_notebook.chat", "ask")
     llm_module = require_module("open_notebook.llm", "ask")
-    notebook = await resolve_notebook(session.store, options.notebook)
+    notebook = await session.store.notebooks.resolve(options.notebook)
     llm = llm_module.create_language_model(session.settings)
     stream_to = None if session.state.json_output else session.state.out
     if stream_to is not None:

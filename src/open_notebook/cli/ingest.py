@@ -13,7 +13,6 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from open_notebook.cli._options import JsonFlag, NotebookOpt
-from open_notebook.cli._resolve import resolve_notebook
 from open_notebook.cli._runtime import CliState, ExitCode, Session, execute, wants_json
 from open_notebook.cli._services import ingestor_for, require_module
 
@@ -112,7 +111,7 @@ def add(
     state = wants_json(ctx, json_flag)
 
     async def work(session: Session) -> IngestReport:
-        nb = await resolve_notebook(session.store, notebook)
+        nb = await session.store.notebooks.resolve(notebook)
         return await ingest_paths(session, nb.id, items)
 
     def render(report: IngestReport) -> None:

@@ -9,7 +9,6 @@ import typer
 from rich.table import Table
 
 from open_notebook.cli._options import JsonFlag, NotebookArg
-from open_notebook.cli._resolve import resolve_notebook
 from open_notebook.cli._runtime import Session, execute, fail, wants_json
 from open_notebook.domain.models import Note, Notebook, Source
 from open_notebook.errors import InvalidInputError
@@ -51,12 +50,7 @@ def list_notebooks(ctx: typer.Context, json_flag: JsonFlag = False) -> None:
     state = wants_json(ctx, json_flag)
 
     async def work(session: Session) -> list[tuple[Notebook, int, int]]:
-        store = session.store
-        found = await store.notebooks.list_all()
-        ids = [nb.id for nb in found]
-        sources = await store.notebooks.source_ids(ids) if ids else {}
-        notes = await store.notebooks.note_ids(ids) if ids else {}
-        return [(nb, len(sources.get(nb.id, [])), len(notes.get(nb.id, []))) for nb in found]
+        return await session.store.notebooks.list_with_counts()
 
     def render(rows: list[tuple[Notebook, int, int]]) -> None:
         if not rows:
@@ -87,7 +81,7 @@ def show(ctx: typer.Context, notebook: NotebookArg, json_flag: JsonFlag = False)
     state = wants_json(ctx, json_flag)
 
     async def work(session: Session) -> NotebookDetail:
-        nb = await resolve_notebook(session.store, notebook)
+        nb = await session.store.notebooks.resolve(notebook)
         sources = await session.store.notebooks.sources(nb.id)
         notes = await session.store.notebooks.notes(nb.id)
         return NotebookDetail(nb, sources, notes)
@@ -133,7 +127,7 @@ def delete(
         typer.confirm(f"delete notebook {notebook!r} and its notes?", abort=True, err=True)
 
     async def work(session: Session) -> Notebook:
-        nb = await resolve_notebook(session.store, notebook)
+        nb = await session.store.notebooks.resolve(notebook)
         await session.store.notebooks.delete(nb.id)
         return nb
 

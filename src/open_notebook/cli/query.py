@@ -9,7 +9,6 @@ import typer
 
 from open_notebook.cli._options import JsonFlag, NotebookOpt
 from open_notebook.cli._render import hits_table, print_manifest
-from open_notebook.cli._resolve import resolve_notebook
 from open_notebook.cli._runtime import Session, execute, wants_json
 from open_notebook.cli._services import build_context, search_service_for
 from open_notebook.search.types import SearchHit, SearchMode
@@ -41,7 +40,7 @@ def search(
     state = wants_json(ctx, json_flag)
 
     async def work(session: Session) -> list[SearchHit]:
-        nb = await resolve_notebook(session.store, notebook)
+        nb = await session.store.notebooks.resolve(notebook)
         service = search_service_for(session)
         return list(await service.search(query, notebook_id=nb.id, mode=mode, limit=limit))
 
@@ -83,7 +82,7 @@ def context(
     render_as = "xml" if output_format is ContextFormat.XML else "markdown"
 
     async def work(session: Session) -> dict[str, Any]:
-        nb = await resolve_notebook(session.store, notebook)
+        nb = await session.store.notebooks.resolve(notebook)
         return await build_context(
             session, nb.id, query=query, max_tokens=max_tokens, render_format=render_as
         )

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from open_notebook.cli._options import JsonFlag, NotebookOpt
-from open_notebook.cli._resolve import resolve_notebook
 from open_notebook.cli._runtime import Session, execute, wants_json
 from open_notebook.cli._services import ingestor_for
 from open_notebook.domain.models import Note, SourceInsight
@@ -64,7 +63,7 @@ def add_note(
 
     async def work(session: Session) -> Note:
         text = read_content(content, file)
-        nb = await resolve_notebook(session.store, notebook)
+        nb = await session.store.notebooks.resolve(notebook)
         return await store_note(session, nb.id, text, title=title)
 
     execute(

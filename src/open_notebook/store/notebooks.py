@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from open_notebook.db.connection import record, records
 from open_notebook.domain.models import Note, Notebook, Source
 from open_notebook.errors import InvalidInputError, NotFoundError
+from open_notebook.ids import normalize_id
 from open_notebook.store._base import MAX_NAME_CHARS, Repository, require_text, unique_ids
 
 # Deleting a notebook deletes its notes and the sources that belong to no other notebook, with all
@@ -48,6 +49,53 @@ class NotebookRepository(Repository):
     async def list_all(self) -> list[Notebook]:
         rows = await self.db.query_one("SELECT * FROM notebook ORDER BY created, id")
         return self._bind(Notebook, rows or [])
+
+    async def resolve(self, reference: str) -> Notebook:
+        """The notebook with this id, bare key, or exact (case-insensitive) name.
+
+        Raises:
+            NotFoundError: nothing matches.
+            InvalidInputError: the reference is empty, or the name matches several notebooks.
+        """
+        text = reference.strip()
+        if not text:
+            raise InvalidInputError("the notebook is empty: pass an id or a name", field="notebook")
+        by_id = await self._by_id(text)
+        if by_id is not None:
+            return by_id
+        wanted = text.casefold()
+        named = [nb for nb in await self.list_all() if nb.name.casefold() == wanted]
+        if len(named) > 1:
+            ids = ", ".join(nb.id for nb in named)
+            raise InvalidInputError(
+                f"{len(named)} notebooks are named {text!r} ({ids}): pass the id instead",
+                field="notebook",
+            )
+        if not named:
+            raise NotFoundError(
+                text if text.startswith("notebook:") else f"notebook:{text}",
+                f"no notebook has the id or name {text!r}",
+            )
+        return named[0]
+
+    async def _by_id(self, text: str) -> Notebook | None:
+        try:
+            canonical = normalize_id(text, self.table)
+        except InvalidInputError:
+            if text.startswith("notebook:"):
+                raise
+            return None  # not shaped like an id: it can only be a name
+        return (await self.get_many([canonical])).get(canonical)
+
+    async def list_with_counts(self) -> list[tuple[Notebook, int, int]]:
+        """Every notebook with its number of sources and of notes (three queries in all)."""
+        found = await self.list_all()
+        ids = [nb.id for nb in found]
+        if not ids:
+            return []
+        sources = await self.source_ids(ids)
+        notes = await self.note_ids(ids)
+        return [(nb, len(sources[nb.id]), len(notes[nb.id])) for nb in found]
 
     async def update(
         self, notebook_id: str, *, name: object = None, description: object = None
@@ -145,6 +193,4 @@ class NotebookRepository(Repository):
 
 
 def normalize(notebook_id: str) -> str:
-    from open_notebook.ids import normalize_id
-
     return normalize_id(notebook_id, "notebook")

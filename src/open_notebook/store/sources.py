@@ -91,6 +91,16 @@ class SourceRepository(Repository):
     async def get_many(self, ids: Sequence[str]) -> dict[str, Source]:
         return await self._get_many(Source, ids)
 
+    async def titles(self, ids: Sequence[str]) -> dict[str, str]:
+        """The title of each existing source, without reading its text."""
+        wanted = unique_ids(ids, self.table)
+        if not wanted:
+            return {}
+        rows = await self.db.query_one(
+            "SELECT id, title FROM $ids", {"ids": records(wanted, self.table)}
+        )
+        return {row["id"]: str(row["title"]) for row in rows or []}
+
     async def find_by_hash(self, hashes: Sequence[str]) -> dict[str, Source]:
         """Existing sources by content hash (first stored wins)."""
         if not hashes:
