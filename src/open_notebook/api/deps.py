@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hmac
 from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.applications import Starlette
 
-from open_notebook.api.errors import AuthenticationError
+from open_notebook.api.auth import check_bearer
 from open_notebook.api.state import AppState
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
@@ -21,11 +21,16 @@ from open_notebook.store import Store
 _bearer = HTTPBearer(auto_error=False, description="the value of OPEN_NOTEBOOK_API_TOKEN")
 
 
-def get_state(request: Request) -> AppState:
-    state = getattr(request.app.state, "open_notebook", None)
+def app_state(app: Starlette) -> AppState:
+    """The services of a running app (set by its lifespan)."""
+    state = getattr(app.state, "open_notebook", None)
     if not isinstance(state, AppState):
         raise DatabaseError("the service is starting or stopping")
     return state
+
+
+def get_state(request: Request) -> AppState:
+    return app_state(request.app)
 
 
 StateDep = Annotated[AppState, Depends(get_state)]
@@ -63,14 +68,10 @@ def require_token(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> None:
     """Check ``Authorization: Bearer <token>`` when a token is configured (constant time)."""
-    if settings.api_token is None:
-        return
-    if credentials is None or credentials.scheme.lower() != "bearer":
-        raise AuthenticationError("missing bearer token: send 'Authorization: Bearer <token>'")
-    expected = settings.api_token.get_secret_value().encode("utf-8")
-    given = credentials.credentials.encode("utf-8", errors="replace")
-    if not hmac.compare_digest(given, expected):
-        raise AuthenticationError("wrong bearer token")
+    if credentials is None:
+        check_bearer(settings, None, None)
+    else:
+        check_bearer(settings, credentials.scheme, credentials.credentials)
 
 
 Authenticated = [Depends(require_token)]

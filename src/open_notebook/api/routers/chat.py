@@ -26,7 +26,7 @@ from open_notebook.chat import (
     notebook_context_factory,
 )
 from open_notebook.errors import OpenNotebookError
-from open_notebook.llm import LanguageModel, create_language_model
+from open_notebook.llm import LanguageModel
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api", tags=["chat"])
@@ -58,11 +58,7 @@ class SourceChatRequest(_ChatBase):
 
 
 def get_llm(state: StateDep) -> LanguageModel:
-    """The injected model, or the configured one (cheap: weights load on first use)."""
-    if state.llm is None:
-        state.llm = create_language_model(state.settings)
-    model: LanguageModel = state.llm
-    return model
+    return state.language_model()
 
 
 LlmDep = Annotated[LanguageModel, Depends(get_llm)]

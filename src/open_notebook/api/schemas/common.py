@@ -6,19 +6,9 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
+from open_notebook.domain.text import clean_text
 from open_notebook.errors import InvalidInputError
 from open_notebook.ids import normalize_id
-
-
-def _clean(value: str) -> str:
-    # JSON may carry lone surrogates ("\ud800") and NULs: both break the database driver.
-    if "\x00" in value:
-        raise ValueError("must not contain NUL characters")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("must be valid UTF-8 text (found a lone surrogate)") from None
-    return value
 
 
 def _id_of(table: str) -> AfterValidator:
@@ -31,7 +21,7 @@ def _id_of(table: str) -> AfterValidator:
     return AfterValidator(check)
 
 
-CleanStr = Annotated[str, AfterValidator(_clean)]
+CleanStr = Annotated[str, AfterValidator(clean_text)]
 Name = Annotated[CleanStr, Field(min_length=1, max_length=500)]
 Description = Annotated[CleanStr, Field(max_length=10_000)]
 Text = Annotated[CleanStr, Field(min_length=1)]

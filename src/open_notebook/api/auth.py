@@ -1,0 +1,64 @@
+"""The bearer-token check of every protected route, for FastAPI routes and plain ASGI apps alike.
+
+When ``OPEN_NOTEBOOK_API_TOKEN`` is set, a request needs ``Authorization: Bearer <token>``; the
+token is compared in constant time, and a refusal is a 401 with the API's error body.
+"""
+
+from __future__ import annotations
+
+import hmac
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from open_notebook.api.errors import AuthenticationError, ErrorPublic
+from open_notebook.config import Settings
+
+
+def check_bearer(settings: Settings, scheme: str | None, token: str | None) -> None:
+    """Raise :class:`AuthenticationError` unless the credentials match the configured token."""
+    if settings.api_token is None:
+        return
+    if token is None or scheme is None or scheme.lower() != "bearer":
+        raise AuthenticationError("missing bearer token: send 'Authorization: Bearer <token>'")
+    expected = settings.api_token.get_secret_value().encode("utf-8")
+    given = token.encode("utf-8", errors="replace")
+    if not hmac.compare_digest(given, expected):
+        raise AuthenticationError("wrong bearer token")
+
+
+class BearerGuard:
+    """An ASGI app that lets a request through to ``app`` only with the right bearer token."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            scheme, token = _credentials(scope)
+            try:
+                check_bearer(self.settings, scheme, token)
+            except AuthenticationError as exc:
+                await _refuse(send, exc)
+                return
+        await self.app(scope, receive, send)
+
+
+def _credentials(scope: Scope) -> tuple[str | None, str | None]:
+    for name, value in scope.get("headers", ()):
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").strip().partition(" ")
+            return scheme, token.strip() or None
+    return None, None
+
+
+async def _refuse(send: Send, exc: AuthenticationError) -> None:
+    body = ErrorPublic(error="unauthorized", detail=str(exc.detail)).model_dump_json(
+        exclude_none=True
+    )
+    headers = [(b"content-type", b"application/json")]
+    headers += [
+        (key.lower().encode(), value.encode()) for key, value in (exc.headers or {}).items()
+    ]
+    await send({"type": "http.response.start", "status": 401, "headers": headers})
+    await send({"type": "http.response.body", "body": body.encode()})
