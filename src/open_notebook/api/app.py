@@ -6,29 +6,26 @@ as tests do); routers stay thin and every error maps to a status in :mod:`open_n
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
-import anyio
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from starlette.routing import Route
 from starlette.types import Scope
 
-from open_notebook.api.deps import Authenticated
+from open_notebook.api.auth import BearerGuard
+from open_notebook.api.deps import Authenticated, app_state
 from open_notebook.api.errors import ERROR_RESPONSES, install_error_handlers
 from open_notebook.api.limits import BodySizeLimitMiddleware
 from open_notebook.api.routers import ROUTERS, health
 from open_notebook.api.state import AppState
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
-from open_notebook.ingest import Ingestor
-from open_notebook.search import SearchService
+from open_notebook.mcp import MCP_MAX_BODY_BYTES, MCP_PATH, McpHttpEndpoint
+from open_notebook.services import open_services
 from open_notebook.store import Store
-
-log = logging.getLogger(__name__)
 
 # Room for multipart boundaries and part headers around an upload of the maximum size.
 _MULTIPART_OVERHEAD = 64 * 1024
@@ -41,8 +38,12 @@ def create_app(
     store: Store | None = None,
     embedder: Embedder | None = None,
     llm: Any = None,
+    mcp: bool = False,
 ) -> FastAPI:
-    """Build the app; ``store``/``embedder``/``llm`` given here are used as is and not closed."""
+    """Build the app; ``store``/``embedder``/``llm`` given here are used as is and not closed.
+
+    ``mcp`` also serves the MCP server over streamable HTTP at ``/mcp``, behind the same token.
+    """
     app = FastAPI(
         title="Open Notebook context API",
         version="0.1.0",
@@ -57,6 +58,10 @@ def create_app(
     app.include_router(health.router)
     for router in ROUTERS:
         app.include_router(router, dependencies=Authenticated)
+    if mcp:
+        endpoint = McpHttpEndpoint(lambda: app_state(app), settings)
+        app.state.mcp_endpoint = endpoint  # the lifespan runs its sessions
+        app.router.routes.append(Route(MCP_PATH, BearerGuard(endpoint.app, settings)))
     app.add_middleware(BodySizeLimitMiddleware, limit_for=_body_limit(settings))
     if settings.cors_origins:
         app.add_middleware(
@@ -70,8 +75,11 @@ def create_app(
 
 def _body_limit(settings: Settings) -> Any:
     def limit_for(scope: Scope) -> int:
-        if scope.get("path") == UPLOAD_PATH:
+        path = scope.get("path")
+        if path == UPLOAD_PATH:
             return settings.max_upload_bytes + _MULTIPART_OVERHEAD
+        if path == MCP_PATH:
+            return max(settings.max_body_bytes, MCP_MAX_BODY_BYTES)
         return settings.max_body_bytes
 
     return limit_for
@@ -80,41 +88,16 @@ def _body_limit(settings: Settings) -> Any:
 def _lifespan(settings: Settings, store: Store | None, embedder: Embedder | None, llm: Any) -> Any:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        owned_store = store is None
-        opened = store if store is not None else await _open_store(settings)
-        try:
-            model = embedder if embedder is not None else await _open_embedder(settings)
-            state = AppState(
-                settings=settings,
-                store=opened,
-                embedder=model,
-                search=SearchService(opened, model, settings),
-                ingestor=Ingestor(opened, model, settings),
-                llm=llm,
-            )
+        services = open_services(settings, AppState, store=store, embedder=embedder, llm=llm)
+        async with services as state, AsyncExitStack() as running:
             app.state.open_notebook = state
-            yield
-            await state.rebuild.stop()
-        finally:
-            app.state.open_notebook = None
-            if owned_store:
-                await opened.close()
-                # The embedded engine can abort at interpreter exit unless given time to settle.
-                await asyncio.sleep(0.5)
+            try:
+                endpoint: McpHttpEndpoint | None = getattr(app.state, "mcp_endpoint", None)
+                if endpoint is not None:
+                    await running.enter_async_context(endpoint.running())
+                yield
+                await state.rebuild.stop()
+            finally:
+                app.state.open_notebook = None
 
     return lifespan
-
-
-async def _open_store(settings: Settings) -> Store:
-    from open_notebook.db import open_database
-
-    return Store(await open_database(settings))
-
-
-async def _open_embedder(settings: Settings) -> Embedder:
-    from open_notebook.embeddings import create_embedder
-
-    model = create_embedder(settings)
-    await anyio.to_thread.run_sync(model.warm_up)
-    log.info("embedder %s ready (%d dimensions)", model.model_id, model.dim)
-    return model

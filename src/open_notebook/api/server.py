@@ -16,8 +16,8 @@ def app_from_environment() -> FastAPI:
     return create_app(Settings())
 
 
-def serve(settings: Settings) -> None:
-    """Serve on ``settings.host:settings.port`` until interrupted."""
+def serve(settings: Settings, *, mcp: bool = False) -> None:
+    """Serve on ``settings.host:settings.port`` until interrupted (``mcp``: also at ``/mcp``)."""
     import uvicorn
 
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port)
+    uvicorn.run(create_app(settings, mcp=mcp), host=settings.host, port=settings.port)

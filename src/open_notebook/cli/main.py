@@ -17,7 +17,17 @@ from typing import Annotated, NoReturn
 import typer
 from pydantic import ValidationError
 
-from open_notebook.cli import ask, doctor, evaluate, ingest, notebooks, query, records, serve
+from open_notebook.cli import (
+    ask,
+    doctor,
+    evaluate,
+    ingest,
+    mcp_server,
+    notebooks,
+    query,
+    records,
+    serve,
+)
 from open_notebook.cli._runtime import CliState, ExitCode
 from open_notebook.config import Settings
 
@@ -32,7 +42,7 @@ app = typer.Typer(
 app.add_typer(notebooks.app, name="notebook")
 app.add_typer(records.note_app, name="note")
 app.add_typer(records.insight_app, name="insight")
-for module in (ingest, query, ask, serve, evaluate, doctor):
+for module in (ingest, query, ask, serve, mcp_server, evaluate, doctor):
     module.register(app)
 
 

@@ -24,17 +24,25 @@ def serve(
         int | None,
         typer.Option("--port", min=1, max=65535, help="Default: OPEN_NOTEBOOK_PORT (5055)."),
     ] = None,
+    mcp: Annotated[
+        bool,
+        typer.Option(
+            "--mcp", help="Also serve the MCP server (streamable HTTP) at /mcp, same bearer token."
+        ),
+    ] = False,
 ) -> None:
     """Serve the HTTP API (OpenAPI docs at /docs). Holds the embedded database while it runs."""
     state = state_of(ctx)
-    guard(state, lambda: _serve(state, host or state.settings.host, port or state.settings.port))
+    host, port = host or state.settings.host, port or state.settings.port
+    guard(state, lambda: _serve(state, host, port, mcp=mcp))
 
 
-def _serve(state: CliState, host: str, port: int) -> None:
+def _serve(state: CliState, host: str, port: int, *, mcp: bool) -> None:
     server = require_module("open_notebook.api.server", "serve")
     settings = state.settings.model_copy(update={"host": host, "port": port})
+    also = f"; MCP at http://{host}:{port}/mcp" if mcp else ""
     state.err.print(
-        f"serving on http://{host}:{port} (docs at /docs); database "
+        f"serving on http://{host}:{port} (docs at /docs{also}); database "
         f"{settings.resolved_database_url}. Ctrl-C stops."
     )
-    server.serve(settings)
+    server.serve(settings, mcp=mcp)

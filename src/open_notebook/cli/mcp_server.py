@@ -1,0 +1,30 @@
+"""``open-notebook mcp``: the MCP server over stdio, for a client that starts it as a process."""
+
+from __future__ import annotations
+
+import asyncio
+
+import typer
+
+from open_notebook.cli._runtime import guard, state_of
+from open_notebook.cli._services import require_module
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``mcp`` to the root app."""
+    app.command("mcp")(mcp)
+
+
+def mcp(ctx: typer.Context) -> None:
+    """Serve the notebooks to an MCP client over stdin/stdout (search, context, ask, add).
+
+    An MCP client (an assistant or an editor) starts this command and talks to it; stdout
+    carries only the protocol and messages go to stderr. It holds the embedded database while
+    it runs: for several clients at once, run `open-notebook serve --mcp` and use its /mcp URL.
+    """
+    state = state_of(ctx)
+    server = require_module("open_notebook.mcp", "the MCP server")
+    state.err.print(
+        f"MCP server on stdio; database {state.settings.resolved_database_url}", highlight=False
+    )
+    guard(state, lambda: asyncio.run(server.serve_stdio(state.settings)))

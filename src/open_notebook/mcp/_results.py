@@ -1,0 +1,131 @@
+"""What the tools return: each model is a tool's output schema and its structured content."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class NotebookSummary(BaseModel):
+    id: str
+    name: str
+    description: str
+    sources: int = Field(description="How many sources it holds.")
+    notes: int = Field(description="How many notes it holds.")
+    updated: str | None = Field(description="When it last changed (ISO 8601).")
+    uri: str = Field(description="Its resource: the list of its sources and notes.")
+
+
+class NotebookList(BaseModel):
+    """Every notebook."""
+
+    notebooks: list[NotebookSummary]
+
+
+class HitScores(BaseModel):
+    vector: float | None = Field(description="Cosine similarity, when the meaning matched.")
+    bm25: float | None = Field(description="BM25 score, when the words matched.")
+    fused: float = Field(description="The rank-fused score the hits are ordered by.")
+
+
+class Hit(BaseModel):
+    rank: int
+    id: str = Field(description="The passage (chunk) id.")
+    kind: str = Field(description="source, note or insight.")
+    parent_id: str = Field(description="The source, note or insight the passage is part of.")
+    source_id: str | None = Field(description="The source of a source or insight passage.")
+    title: str
+    heading_path: list[str] = Field(description="The headings above the passage.")
+    text: str
+    char_start: int = Field(description="Where the passage starts in its parent's text.")
+    char_end: int
+    highlights: list[str] = Field(description="Snippets with the query's words.")
+    scores: HitScores
+    uri: str = Field(description="A resource that reads exactly this passage.")
+
+
+class SearchResults(BaseModel):
+    """Passages of one notebook, best first."""
+
+    notebook_id: str
+    query: str
+    mode: str
+    hits: list[Hit]
+
+
+class ContextItem(BaseModel):
+    id: str
+    type: str = Field(description="source, note or insight.")
+    title: str
+    tokens: int = Field(description="Tokens it takes in the rendered context.")
+    truncated: bool = Field(description="Only its most relevant parts fitted.")
+    uri: str = Field(description="A resource that reads the whole record.")
+
+
+class ContextResult(BaseModel):
+    """A context ready for a prompt, and a short manifest of what went in."""
+
+    notebook_id: str
+    query: str
+    format: str
+    rendered: str = Field(description="The context text: paste it into a prompt as it is.")
+    tokens: int = Field(description="Tokens of `rendered` (never more than max_tokens).")
+    max_tokens: int
+    tokenizer: str
+    included: list[ContextItem] = Field(description="What went in, in rendering order.")
+    dropped: int = Field(description="How many candidates stayed out.")
+    dropped_reasons: dict[str, int] = Field(description="Why they stayed out: reason -> count.")
+
+
+class CitationOut(BaseModel):
+    id: str
+    status: str = Field(
+        description="valid: in the context the model read; not_in_context: a real record the "
+        "model did not read; unknown: no such record (invented)."
+    )
+    count: int = Field(description="How often the answer cites it.")
+    title: str
+    uri: str | None = Field(description="A resource that reads the cited record, if it exists.")
+
+
+class AnswerResult(BaseModel):
+    """An answer grounded in the notebook, with its citations checked."""
+
+    notebook_id: str
+    question: str
+    answer: str
+    citations: list[CitationOut]
+    context_items: int = Field(description="Records in the context the model read.")
+    context_tokens: int
+    model_id: str
+    session_id: str = Field(description="Pass it back as session_id to ask a follow-up.")
+
+
+class NoteAdded(BaseModel):
+    """The stored note (chunked and embedded: search finds it at once)."""
+
+    id: str
+    notebook_id: str
+    title: str
+    characters: int
+    uri: str
+
+
+class SourceOut(BaseModel):
+    id: str
+    title: str
+    created: bool = Field(description="false: the same text was already stored and is linked.")
+    chunks: int
+    uri: str
+
+
+class FailureOut(BaseModel):
+    item: str
+    error: str
+
+
+class SourcesAdded(BaseModel):
+    """The sources added to the notebook, and the items that could not be read."""
+
+    notebook_id: str
+    sources: list[SourceOut]
+    failures: list[FailureOut]

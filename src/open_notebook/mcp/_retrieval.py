@@ -1,0 +1,131 @@
+"""The context build and the grounded answer behind the tools.
+
+These two functions are the only code of the MCP layer that reads the context builder's payload
+and the chat service's final event: when the payload grows passages with citation handles, or
+answers grow per-sentence attribution, this module is the one to change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from open_notebook.chat import DoneEvent, ask_notebook, notebook_context_factory
+from open_notebook.domain.models import Notebook
+from open_notebook.mcp._results import AnswerResult, CitationOut, ContextItem, ContextResult
+from open_notebook.mcp._services import NotebookServices
+from open_notebook.mcp._uris import record_uri
+from open_notebook.tokens import get_token_counter
+from open_notebook.utils.context_builder import build_query_context
+
+_REASON = re.compile(r"[a-z_]+")
+
+
+async def build_context(
+    services: NotebookServices,
+    notebook: Notebook,
+    *,
+    query: str,
+    max_tokens: int,
+    render_format: str,
+) -> ContextResult:
+    """The question-driven context of a notebook, with a short manifest."""
+    counter = get_token_counter(services.settings.tokenizer)
+    payload = await build_query_context(
+        query,
+        notebook.id,
+        max_tokens,
+        searcher=services.search,
+        store=services.store,
+        format=render_format,
+        token_counter=counter,
+    )
+    manifest: Mapping[str, Any] = payload["manifest"]
+    included = [
+        ContextItem(
+            id=entry["id"],
+            type=entry["type"],
+            title=entry.get("title") or "",
+            tokens=int(entry["tokens"]["used"]),
+            truncated=bool(entry["truncated"]),
+            uri=record_uri(notebook.id, entry["id"]),
+        )
+        for entry in manifest["included"]
+    ]
+    return ContextResult(
+        notebook_id=notebook.id,
+        query=query,
+        format=render_format,
+        rendered=payload["rendered"],
+        tokens=int(payload["total_tokens"]),
+        max_tokens=max_tokens,
+        tokenizer=counter.name,
+        included=included,
+        dropped=len(manifest["dropped"]),
+        dropped_reasons=dict(Counter(_reason(entry) for entry in manifest["dropped"])),
+    )
+
+
+def _reason(entry: Mapping[str, Any]) -> str:
+    # "duplicate_of:source:abc" counts as "duplicate_of".
+    found = _REASON.match(str(entry.get("reason") or ""))
+    return found.group(0) if found else "other"
+
+
+async def answer(
+    services: NotebookServices,
+    notebook: Notebook,
+    *,
+    question: str,
+    max_context_tokens: int | None,
+    session_id: str | None,
+) -> AnswerResult:
+    """Ask the configured model; the answer's citations are checked against its context."""
+    done: DoneEvent | None = None
+    events = ask_notebook(
+        services.store,
+        services.embedder,
+        services.language_model(),
+        services.settings,
+        notebook_id=notebook.id,
+        question=question,
+        session_id=session_id,
+        max_context_tokens=max_context_tokens,
+        context=notebook_context_factory(
+            services.store, services.embedder, services.settings, services.search
+        ),
+    )
+    async for event in events:
+        if isinstance(event, DoneEvent):
+            done = event
+    if done is None:
+        raise RuntimeError("the chat stream ended without its final event")
+    return _answer_result(notebook, question, done)
+
+
+def _answer_result(notebook: Notebook, question: str, done: DoneEvent) -> AnswerResult:
+    entries = [*done.manifest.get("included", []), *done.manifest.get("dropped", [])]
+    titles = {str(entry["id"]): str(entry.get("title") or "") for entry in entries}
+    citations = [
+        CitationOut(
+            id=citation.id,
+            status=citation.status.value,
+            count=citation.count,
+            title=titles.get(citation.id, ""),
+            # Only records the notebook's search found are known to be readable through it.
+            uri=record_uri(notebook.id, citation.id) if citation.id in titles else None,
+        )
+        for citation in done.citations
+    ]
+    return AnswerResult(
+        notebook_id=notebook.id,
+        question=question,
+        answer=done.answer,
+        citations=citations,
+        context_items=len(done.manifest.get("included", [])),
+        context_tokens=done.context_tokens,
+        model_id=done.model_id,
+        session_id=done.session_id,
+    )
