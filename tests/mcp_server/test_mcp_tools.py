@@ -196,7 +196,11 @@ async def test_added_notes_and_sources_are_found_at_once(
         ("add_note", {"notebook": "Bread", "content": "x" * 200_001}, "at most 200000 characters"),
         ("add_note", {"notebook": "Bread", "content": "a\x00b"}, "NUL"),
         ("add_source", {"notebook": "Bread"}, "exactly one of path, url and text; got none"),
-        ("add_source", {"notebook": "Bread", "text": "t", "url": "https://e.org"}, "got url and text"),
+        (
+            "add_source",
+            {"notebook": "Bread", "text": "t", "url": "https://e.org"},
+            "got url and text",
+        ),
         ("add_source", {"notebook": "Bread", "url": "ftp://example.org/x"}, "url: String should"),
         ("add_source", {"notebook": "Bread", "url": "http://127.0.0.1:9/"}, "non-public address"),
         ("add_source", {"notebook": "Bread", "path": "docs/a.md"}, "give an absolute path"),

@@ -61,7 +61,8 @@ def create_app(
     if mcp:
         endpoint = McpHttpEndpoint(lambda: app_state(app), settings)
         app.state.mcp_endpoint = endpoint  # the lifespan runs its sessions
-        app.router.routes.append(Route(MCP_PATH, BearerGuard(endpoint.app, settings)))
+        guarded = BearerGuard(endpoint.app, settings, json_rpc=True)
+        app.router.routes.append(Route(MCP_PATH, guarded))
     app.add_middleware(BodySizeLimitMiddleware, limit_for=_body_limit(settings))
     if settings.cors_origins:
         app.add_middleware(

@@ -7,11 +7,16 @@ token is compared in constant time, and a refusal is a 401 with the API's error 
 from __future__ import annotations
 
 import hmac
+import json
+from typing import Final
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from open_notebook.api.errors import AuthenticationError, ErrorPublic
 from open_notebook.config import Settings
+
+# A JSON-RPC error code in the range left to servers: the request lacks valid credentials.
+_UNAUTHORIZED: Final = -32001
 
 
 def check_bearer(settings: Settings, scheme: str | None, token: str | None) -> None:
@@ -27,11 +32,16 @@ def check_bearer(settings: Settings, scheme: str | None, token: str | None) -> N
 
 
 class BearerGuard:
-    """An ASGI app that lets a request through to ``app`` only with the right bearer token."""
+    """An ASGI app that lets a request through to ``app`` only with the right bearer token.
 
-    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+    ``json_rpc``: refuse with a JSON-RPC error body (the API's error body is its ``data``), so a
+    JSON-RPC client such as an MCP client shows the reason instead of a bare status.
+    """
+
+    def __init__(self, app: ASGIApp, settings: Settings, *, json_rpc: bool = False) -> None:
         self.app = app
         self.settings = settings
+        self.json_rpc = json_rpc
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -39,7 +49,7 @@ class BearerGuard:
             try:
                 check_bearer(self.settings, scheme, token)
             except AuthenticationError as exc:
-                await _refuse(send, exc)
+                await _refuse(send, exc, json_rpc=self.json_rpc)
                 return
         await self.app(scope, receive, send)
 
@@ -52,10 +62,12 @@ def _credentials(scope: Scope) -> tuple[str | None, str | None]:
     return None, None
 
 
-async def _refuse(send: Send, exc: AuthenticationError) -> None:
-    body = ErrorPublic(error="unauthorized", detail=str(exc.detail)).model_dump_json(
-        exclude_none=True
-    )
+async def _refuse(send: Send, exc: AuthenticationError, *, json_rpc: bool) -> None:
+    error = ErrorPublic(error="unauthorized", detail=str(exc.detail)).model_dump(exclude_none=True)
+    if json_rpc:
+        rpc_error = {"code": _UNAUTHORIZED, "message": error["detail"], "data": error}
+        error = {"jsonrpc": "2.0", "id": None, "error": rpc_error}
+    body = json.dumps(error)
     headers = [(b"content-type", b"application/json")]
     headers += [
         (key.lower().encode(), value.encode()) for key, value in (exc.headers or {}).items()

@@ -190,7 +190,8 @@ def hint_for(error: OpenNotebookError) -> str | None:
     if isinstance(error, DatabaseLockedError):
         return (
             "an embedded database belongs to one process: stop the other process (for example "
-            "`open-notebook serve`) and retry, use the running server's HTTP API, or run SurrealDB "
+            "`open-notebook serve`) and retry, use the running server's HTTP API (or its MCP "
+            "endpoint: `open-notebook serve --mcp`), or run SurrealDB "
             "as a server (`surreal start`) and point every process at it with --db ws://HOST:PORT"
         )
     if isinstance(error, EmbeddingModelMismatchError):
