@@ -12,6 +12,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_support import error_text, structured
 from mcp_types import TextResourceContents
 
+from open_notebook.config import Settings
+from open_notebook.llm import shared_local_model
 from open_notebook.llm.testing import LoopbackChatServer
 from open_notebook.mcp import PART_CHARS, create_mcp_server
 from open_notebook.services import Services
@@ -311,3 +313,37 @@ async def test_records_are_read_only_through_their_own_notebook(
         with pytest.raises(MCPError, match="Unknown resource"):
             await client.read_resource(f"notebook://{notebook['key']}/chunk/abc")
         assert structured(await client.call_tool("list_notebooks", {}))["notebooks"]
+
+
+@pytest.mark.slow
+async def test_ask_with_the_real_local_model(
+    settings: Settings,
+    services: Services,
+    notebook: dict[str, Any],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # Real end to end in process: the offline Gemma model writes the answer (so only its shape is
+    # asserted: the words are the model's); the same shared instance as the LLM tests.
+    gemma = shared_local_model(tmp_path_factory.getbasetemp() / "gemma-models", 1024)
+    local = Services(
+        settings=settings.model_copy(update={"llm_answer_tokens": 16}),
+        store=services.store,
+        embedder=services.embedder,
+        search=services.search,
+        ingestor=services.ingestor,
+        llm=gemma,
+    )
+    async with Client(create_mcp_server(lambda: local, allow_paths=False)) as client:
+        result = structured(
+            await client.call_tool(
+                "ask",
+                {
+                    "notebook": "Bread",
+                    "question": "Why is my loaf dense?",
+                    "max_context_tokens": 120,
+                },
+            )
+        )
+    assert result["answer"].strip() and result["model_id"] == "gemma-3-270m-q4_k_m"
+    assert result["context_items"] >= 1 and 0 < result["context_tokens"] <= 120
+    assert {one["status"] for one in result["citations"]} <= {"valid", "not_in_context", "unknown"}
