@@ -9,19 +9,22 @@ import typer
 from open_notebook.cli._runtime import guard, state_of
 from open_notebook.cli._services import require_module
 
+_HELP = (
+    "Serve the notebooks to an MCP client over stdin/stdout: list_notebooks, search, "
+    "build_context, ask, add_note, add_source, and notebook:// resources. An MCP client (an "
+    "assistant or an editor) starts this command; stdout carries only the protocol and messages "
+    "go to stderr. It holds the embedded database while it runs: for several clients at once, "
+    "run `open-notebook serve --mcp` and use its /mcp URL."
+)
+
 
 def register(app: typer.Typer) -> None:
     """Add ``mcp`` to the root app."""
-    app.command("mcp")(mcp)
+    app.command("mcp", help=_HELP)(mcp)
 
 
 def mcp(ctx: typer.Context) -> None:
-    """Serve the notebooks to an MCP client over stdin/stdout (search, context, ask, add).
-
-    An MCP client (an assistant or an editor) starts this command and talks to it; stdout
-    carries only the protocol and messages go to stderr. It holds the embedded database while
-    it runs: for several clients at once, run `open-notebook serve --mcp` and use its /mcp URL.
-    """
+    """Serve the MCP server over stdio until the client closes it."""
     state = state_of(ctx)
     server = require_module("open_notebook.mcp", "the MCP server")
     state.err.print(
