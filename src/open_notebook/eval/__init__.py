@@ -5,6 +5,14 @@ result["ndcg@10"], result["recall@100"], result["mrr@10"], result["latency_ms_p5
 """
 
 from open_notebook.eval._beir import Dataset, Document, load_dataset
-from open_notebook.eval._evaluate import evaluate, evaluate_modes
+from open_notebook.eval._evaluate import EVAL_MODES, evaluate, evaluate_modes, fusion_summary
 
-__all__ = ["Dataset", "Document", "evaluate", "evaluate_modes", "load_dataset"]
+__all__ = [
+    "EVAL_MODES",
+    "Dataset",
+    "Document",
+    "evaluate",
+    "evaluate_modes",
+    "fusion_summary",
+    "load_dataset",
+]

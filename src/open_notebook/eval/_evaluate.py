@@ -4,6 +4,11 @@ The corpus is ingested through :class:`~open_notebook.ingest.Ingestor` into one 
 temporary in-memory database, every judged query runs through :class:`SearchService`, chunk hits
 become document rankings (a document ranks where its best chunk ranks), and the metrics come from
 ``ir_measures`` (nDCG@10, R@100, RR@10).
+
+Modes: ``bm25`` (text), ``vector``, ``hybrid`` (as configured), and two fixed hybrids to compare
+with it in the same run: ``hybrid-rrf`` (equal-weight reciprocal-rank fusion, the former default)
+and ``hybrid-convex`` (weighted normalized scores without feedback). A hybrid mode's result has a
+``fusion`` summary of the weights its queries used.
 """
 
 from __future__ import annotations
@@ -21,9 +26,10 @@ from ir_measures import Qrel, ScoredDoc
 from open_notebook.config import Settings
 from open_notebook.db import open_database
 from open_notebook.embeddings import Embedder
+from open_notebook.errors import InvalidInputError
 from open_notebook.eval._beir import Dataset, Document, load_dataset
 from open_notebook.ingest import Ingestor
-from open_notebook.search import SearchHit, SearchMode, SearchService
+from open_notebook.search import FusionMethod, SearchHit, SearchMode, SearchService
 from open_notebook.store import Store
 
 Progress = Callable[[str, int, int], None]
@@ -32,6 +38,19 @@ DOCS_PER_QUERY = 100
 # Writes to one notebook conflict on its version stamp; the model is the bottleneck anyway.
 _INGEST_CONCURRENCY = 1
 _MEASURES = {"ndcg@10": "nDCG@10", "recall@100": "R@100", "mrr@10": "RR@10"}
+# Eval mode -> (search mode, settings that differ from the configured ones).
+_MODES: dict[str, tuple[SearchMode, dict[str, object]]] = {
+    "bm25": (SearchMode.TEXT, {}),
+    "text": (SearchMode.TEXT, {}),
+    "vector": (SearchMode.VECTOR, {}),
+    "hybrid": (SearchMode.HYBRID, {}),
+    "hybrid-rrf": (SearchMode.HYBRID, {"search_fusion": FusionMethod.RRF.value}),
+    "hybrid-convex": (
+        SearchMode.HYBRID,
+        {"search_fusion": FusionMethod.CONVEX.value, "search_feedback": False},
+    ),
+}
+EVAL_MODES = ("bm25", "vector", "hybrid-rrf", "hybrid-convex", "hybrid")
 
 
 async def evaluate(
@@ -45,9 +64,10 @@ async def evaluate(
 ) -> dict[str, Any]:
     """Ingest ``dataset_dir`` into a temporary database and measure ``mode`` on its queries.
 
-    ``mode`` is a :class:`SearchMode` or ``"bm25"`` (the CLI's name for text search). Returns
-    ``{"ndcg@10", "recall@100", "mrr@10", "queries", "mode", "dataset", "documents", "chunks",
-    "latency_ms_p50", "latency_ms_p95", "ingest_s"}``.
+    ``mode`` is a :class:`SearchMode` or one of :data:`EVAL_MODES`. Returns ``{"ndcg@10",
+    "recall@100", "mrr@10", "queries", "mode", "dataset", "documents", "chunks",
+    "latency_ms_p50", "latency_ms_p95", "ingest_s", "embedding_model"}`` and, for a hybrid mode,
+    ``"fusion"``.
     """
     results = await evaluate_modes(
         dataset_dir,
@@ -69,8 +89,12 @@ async def evaluate_modes(
     progress: Progress | None = None,
     max_queries: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Like :func:`evaluate` for several modes over one ingest of the corpus."""
-    search_modes = [SearchMode("text" if mode == "bm25" else mode) for mode in modes]
+    """Like :func:`evaluate` for several modes over one ingest of the corpus.
+
+    Raises:
+        InvalidInputError: an unknown mode.
+    """
+    names = [_mode_name(mode) for mode in modes]
     dataset = load_dataset(Path(dataset_dir))
     # BEIR convention: one passage per document as far as the model reads, so chunks are as large
     # as the embedder allows (MiniLM: 256 word pieces; the app default is 200).
@@ -82,27 +106,61 @@ async def evaluate_modes(
         notebook, sources = await _ingest(store, embedder, temporary, dataset.documents, progress)
         ingest_s = time.perf_counter() - started
         chunks = await store.chunks.count()
-        service = SearchService(store, embedder, temporary)
         queries = list(dataset.queries.items())[:max_queries]
         results = []
-        for mode in search_modes:
-            run, latencies = await _run_queries(service, notebook, mode, queries, sources, progress)
+        for name in names:
+            mode, overrides = _MODES[name]
+            service = SearchService(store, embedder, temporary.model_copy(update=overrides))
+            run, latencies, hits = await _run_queries(
+                service, notebook, mode, queries, sources, progress
+            )
+            fusion = {"fusion": fusion_summary(hits)} if mode is SearchMode.HYBRID else {}
             results.append(
                 {
                     **_metrics(dataset, run, [query_id for query_id, _ in queries]),
+                    **fusion,
                     "queries": len(queries),
-                    "mode": mode.value,
+                    "mode": "text" if name == "bm25" else name,
                     "dataset": dataset.name,
                     "documents": len(dataset.documents),
                     "chunks": chunks,
                     "latency_ms_p50": _percentile(latencies, 50),
                     "latency_ms_p95": _percentile(latencies, 95),
                     "ingest_s": round(ingest_s, 2),
+                    "embedding_model": embedder.model_id,
                 }
             )
     finally:
         await store.close()
     return results
+
+
+def _mode_name(mode: SearchMode | str) -> str:
+    name = str(mode.value if isinstance(mode, SearchMode) else mode)
+    if name not in _MODES:
+        choices = ", ".join(EVAL_MODES)
+        raise InvalidInputError(
+            f"unknown eval mode {name!r}; choose one of {choices}", field="mode"
+        )
+    return name
+
+
+def fusion_summary(first_hits: Sequence[SearchHit | None]) -> dict[str, float]:
+    """Weights of a hybrid mode's queries, from each query's first hit.
+
+    ``vector_weight`` is the mean weight of the vector list, ``vector_off`` the share of queries
+    that gave it none, ``feedback`` the share that ran pseudo-relevance feedback; RRF (no
+    per-query weights) reports nothing.
+    """
+    weights = [hit.scores.weights for hit in first_hits if hit is not None and hit.scores.weights]
+    if not weights:
+        return {}
+    count = len(weights)
+    return {
+        "vector_weight": round(sum(one.vector for one in weights) / count, 4),
+        "vector_off": round(sum(one.vector == 0.0 for one in weights) / count, 4),
+        "feedback": round(sum(one.feedback for one in weights) / count, 4),
+    }
 
 
 async def _ingest(
@@ -141,18 +199,20 @@ async def _run_queries(
     queries: Sequence[tuple[str, str]],
     sources: dict[str, list[str]],
     progress: Progress | None,
-) -> tuple[list[ScoredDoc], list[float]]:
+) -> tuple[list[ScoredDoc], list[float], list[SearchHit | None]]:
     run: list[ScoredDoc] = []
     latencies: list[float] = []
+    first_hits: list[SearchHit | None] = []
     for number, (query_id, text) in enumerate(queries, start=1):
         # Sequential on purpose: each query's latency is measured alone.
         started = time.perf_counter()
         hits = await service.search(text, notebook_id=notebook, mode=mode, limit=CHUNK_LIMIT)
         latencies.append((time.perf_counter() - started) * 1000)
         run.extend(_documents_ranked(query_id, hits, sources))
+        first_hits.append(hits[0] if hits else None)
         if progress is not None:
             progress("search", number, len(queries))
-    return run, latencies
+    return run, latencies, first_hits
 
 
 def _documents_ranked(

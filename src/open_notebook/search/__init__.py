@@ -1,18 +1,20 @@
-"""Notebook-scoped search: vector, BM25 full text, and hybrid (reciprocal-rank fusion).
+"""Notebook-scoped search: vector, BM25 full text, and hybrid (both lists weighed and fused).
 
 service = SearchService(store, embedder, settings)
 hits = await service.search("lift of a wing", notebook_id="notebook:abc", mode=SearchMode.HYBRID)
 groups = group_by_parent(hits)
 """
 
-from open_notebook.search._fusion import DEFAULT_RRF_K, rrf_fuse
+from open_notebook.search._fusion import DEFAULT_RRF_K, FusionMethod, convex_fuse, rrf_fuse
 from open_notebook.search._hits import ParentGroup, group_by_parent
 from open_notebook.search._service import MAX_LIMIT, QueryEmbedder, SearchService
-from open_notebook.search.types import HitScores, HitType, SearchHit, SearchMode
+from open_notebook.search.types import FusionWeights, HitScores, HitType, SearchHit, SearchMode
 
 __all__ = [
     "DEFAULT_RRF_K",
     "MAX_LIMIT",
+    "FusionMethod",
+    "FusionWeights",
     "HitScores",
     "HitType",
     "ParentGroup",
@@ -20,6 +22,7 @@ __all__ = [
     "SearchHit",
     "SearchMode",
     "SearchService",
+    "convex_fuse",
     "group_by_parent",
     "rrf_fuse",
 ]

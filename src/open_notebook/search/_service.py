@@ -1,4 +1,4 @@
-"""Notebook-scoped search: vector, BM25, or both fused by reciprocal rank."""
+"""Notebook-scoped search: vector, BM25, or both fused (``_fusion.py`` says how)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,13 @@ import numpy.typing as npt
 
 from open_notebook.config import Settings
 from open_notebook.db.connection import record
+from open_notebook.embeddings import readable_scripts
 from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import normalize_id
-from open_notebook.search._fusion import DEFAULT_RRF_K, rrf_fuse
+from open_notebook.search._fusion import DEFAULT_RRF_K, parse_fusion
 from open_notebook.search._highlight import snippets, term_pattern
 from open_notebook.search._hits import RankedId, hits_from
+from open_notebook.search._hybrid import HybridFusion
 from open_notebook.search._query import PreparedQuery, prepare_query
 from open_notebook.search._vectors import SnapshotCache, VectorSnapshot
 from open_notebook.search.types import HitScores, HitType, SearchHit, SearchMode
@@ -70,9 +72,14 @@ class _EarlyVectors:
 class SearchService:
     """Search chunks of one notebook (or all) by meaning, by words, or both.
 
+    Hybrid fusion follows ``settings.search_fusion`` and ``settings.search_feedback``.
+
     Args:
         rrf_k: the ``k`` of reciprocal-rank fusion (larger flattens rank differences).
-        weights: fusion weights of the (vector, BM25) lists.
+        weights: RRF weights of the (vector, BM25) lists (the default fusion weighs per query).
+
+    Raises:
+        ConfigurationError: ``search_fusion`` names no fusion method.
     """
 
     def __init__(
@@ -88,8 +95,13 @@ class SearchService:
         self._store = store
         self._embedder = embedder
         self._settings = settings
-        self._rrf_k = rrf_k
-        self._weights = weights
+        self.fusion = HybridFusion(
+            parse_fusion(settings.search_fusion),
+            feedback=settings.search_feedback,
+            scripts=readable_scripts(embedder),
+            rrf_k=rrf_k,
+            rrf_weights=weights,
+        )
         self.snapshots = SnapshotCache(store.db, exact_limit=exact_limit)
 
     async def search(
@@ -105,7 +117,7 @@ class SearchService:
         """Ranked chunk-level hits.
 
         ``min_score`` applies to the mode's own score: cosine (vector), BM25 (text) or the fused
-        RRF score (hybrid).
+        score (hybrid: 0-1, or the RRF score with ``search_fusion=rrf``).
 
         Raises:
             InvalidInputError: empty query, limit outside 1-1000, unknown mode or type.
@@ -135,7 +147,7 @@ class SearchService:
         if request.mode is not SearchMode.VECTOR:
             text = self.snapshots.text(request.notebook_id, snapshot)
             text_hits = text.search(request.query.bm25_text, request.pool, request.kinds)
-        ranked = self._rank(request, vector_hits, text_hits, min_score)
+        ranked = self._rank(request, snapshot, early.vector, vector_hits, text_hits, min_score)
         pattern = term_pattern(request.query.text[:_HIGHLIGHT_QUERY_CHARS])
         return hits_from(snapshot.catalog, ranked, lambda text: snippets(text, pattern))
 
@@ -194,6 +206,8 @@ class SearchService:
     def _rank(
         self,
         request: _Request,
+        snapshot: VectorSnapshot,
+        vector: npt.NDArray[np.float32] | None,
         vector_hits: list[tuple[str, float]],
         text_hits: list[tuple[str, float]],
         min_score: float | None,
@@ -201,19 +215,27 @@ class SearchService:
         """The best ``limit`` hits; each list's score is its mode's own (cosine, BM25, fused)."""
         cosine = dict(vector_hits)
         bm25 = dict(text_hits)
+        weights = None
         if request.mode is SearchMode.VECTOR:
             fused = vector_hits
         elif request.mode is SearchMode.TEXT:
             fused = text_hits
         else:
-            lists = [[chunk for chunk, _ in vector_hits], [chunk for chunk, _ in text_hits]]
-            fused = rrf_fuse(lists, k=self._rrf_k, weights=self._weights)
+            fused, weights = self.fusion.fuse(
+                request.notebook_id,
+                snapshot,
+                (request.query.text, vector),
+                vector_hits,
+                text_hits,
+            )
         if min_score is not None:
             fused = [(chunk, score) for chunk, score in fused if score >= min_score]
         return [
             RankedId(
                 chunk,
-                HitScores(vector=cosine.get(chunk), bm25=bm25.get(chunk), fused=score),
+                HitScores(
+                    vector=cosine.get(chunk), bm25=bm25.get(chunk), fused=score, weights=weights
+                ),
             )
             for chunk, score in fused[: request.limit]
         ]

@@ -19,12 +19,31 @@ class HitType(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class FusionWeights:
+    """How a hybrid search weighed its lists (``search/_fusion.py`` explains the method).
+
+    ``coverage`` is the share of the query's and the notebook's letters in scripts the embedder
+    reads; ``feedback`` is true when the vector list was searched again with a feedback vector.
+    """
+
+    vector: float
+    bm25: float
+    coverage: float = 1.0
+    feedback: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class HitScores:
-    """Score components; ``None`` where the hit did not appear in that list."""
+    """Score components; ``None`` where the hit did not appear in that list.
+
+    ``vector`` is the cosine to the query as embedded (before any feedback); ``weights`` is set
+    by hybrid search only.
+    """
 
     vector: float | None = None
     bm25: float | None = None
     fused: float = 0.0
+    weights: FusionWeights | None = None
 
 
 @dataclass(frozen=True, slots=True)

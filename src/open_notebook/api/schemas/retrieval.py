@@ -26,9 +26,20 @@ class SearchRequest(BaseModel):
         default=None,
         ge=-1e9,
         le=1e9,
-        description="on the mode's own score: cosine (vector), BM25 (text), fused RRF (hybrid)",
+        description="on the mode's own score: cosine (vector), BM25 (text), fused 0-1 (hybrid)",
     )
     types: list[HitType] = Field(default_factory=lambda: list(HitType), min_length=1, max_length=3)
+
+
+class FusionWeightsPublic(BaseModel):
+    """How hybrid search weighed its lists for this query."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    vector: float
+    bm25: float
+    coverage: float = Field(description="share of the text in scripts the embedder reads")
+    feedback: bool = Field(description="the vector list was searched again with feedback")
 
 
 class HitScoresPublic(BaseModel):
@@ -37,6 +48,7 @@ class HitScoresPublic(BaseModel):
     vector: float | None
     bm25: float | None
     fused: float
+    weights: FusionWeightsPublic | None = None
 
 
 class SearchHitPublic(BaseModel):
