@@ -21,10 +21,20 @@ class NotebookList(BaseModel):
     notebooks: list[NotebookSummary]
 
 
+class FusionWeights(BaseModel):
+    vector: float = Field(description="Weight of the vector list in this hybrid search.")
+    bm25: float = Field(description="Weight of the BM25 list.")
+    coverage: float = Field(description="Share of the text in scripts the embedder reads.")
+    feedback: bool = Field(description="The vector list was searched again with feedback.")
+
+
 class HitScores(BaseModel):
     vector: float | None = Field(description="Cosine similarity, when the meaning matched.")
     bm25: float | None = Field(description="BM25 score, when the words matched.")
-    fused: float = Field(description="The rank-fused score the hits are ordered by.")
+    fused: float = Field(description="The fused score the hits are ordered by (hybrid: 0-1).")
+    weights: FusionWeights | None = Field(
+        default=None, description="How hybrid search weighed its lists (hybrid only)."
+    )
 
 
 class Hit(BaseModel):

@@ -33,6 +33,7 @@ from open_notebook.mcp._results import (
     AnswerResult,
     ContextResult,
     FailureOut,
+    FusionWeights,
     Hit,
     HitScores,
     NoteAdded,
@@ -106,7 +107,12 @@ class NotebookTools:
                 char_end=hit.char_end,
                 highlights=list(hit.highlights),
                 scores=HitScores(
-                    vector=hit.scores.vector, bm25=hit.scores.bm25, fused=hit.scores.fused
+                    vector=hit.scores.vector,
+                    bm25=hit.scores.bm25,
+                    fused=hit.scores.fused,
+                    weights=None
+                    if hit.scores.weights is None
+                    else FusionWeights.model_validate(hit.scores.weights, from_attributes=True),
                 ),
                 uri=record_uri(nb.id, hit.parent_id, start=hit.char_start, end=hit.char_end),
             )
