@@ -83,9 +83,10 @@ def main(
     try:
         settings = _settings(db, data_dir)
     except ValidationError as exc:
+        names = ["_".join(str(part) for part in error["loc"]) for error in exc.errors()]
         problems = "; ".join(
-            f"OPEN_NOTEBOOK_{'_'.join(str(part) for part in error['loc']).upper()}: {error['msg']}"
-            for error in exc.errors()
+            f"{name} (OPEN_NOTEBOOK_{name.upper()}): {error['msg']}"
+            for name, error in zip(names, exc.errors(), strict=True)
         )
         typer.echo(f"error: invalid settings (OPEN_NOTEBOOK_* or options): {problems}", err=True)
         raise typer.Exit(int(ExitCode.BAD_INPUT)) from None
