@@ -19,6 +19,7 @@ from typing import TypeVar
 
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
+from open_notebook.errors import ConfigurationError
 from open_notebook.ingest import Ingestor
 from open_notebook.llm import LanguageModel, create_language_model
 from open_notebook.search import SearchService
@@ -46,6 +47,13 @@ class Services:
         if self.llm is None:
             self.llm = create_language_model(self.settings)
         return self.llm
+
+    def language_model_or_problem(self) -> LanguageModel | ConfigurationError:
+        """The model as :meth:`language_model`, or what keeps it from being configured."""
+        try:
+            return self.language_model()
+        except ConfigurationError as exc:
+            return exc
 
 
 S = TypeVar("S", bound=Services)

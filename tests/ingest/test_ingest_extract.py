@@ -6,38 +6,12 @@ from pathlib import Path
 
 import docx
 import pytest
+from pdf_support import make_pdf
 
 from open_notebook.errors import ExtractionError, InvalidInputError
 from open_notebook.ingest import SourceFormat, extract_bytes, extract_file
 
 LIMIT = 10 * 1024 * 1024
-
-
-def make_pdf(lines: list[str]) -> bytes:
-    """A valid one-page PDF with Helvetica text and a correct cross-reference table."""
-    text_ops = " ".join(f"({line}) Tj 0 -16 Td" for line in lines)
-    stream = f"BT /F1 12 Tf 72 720 Td {text_ops} ET".encode("latin-1")
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-        b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
 
 
 def test_plain_utf8_text(tmp_path: Path) -> None:

@@ -19,13 +19,14 @@ from open_notebook.api.auth import BearerGuard
 from open_notebook.api.deps import Authenticated, app_state
 from open_notebook.api.errors import ERROR_RESPONSES, install_error_handlers
 from open_notebook.api.limits import BodySizeLimitMiddleware
-from open_notebook.api.routers import ROUTERS, health
+from open_notebook.api.routers import ROUTERS, auth, health
 from open_notebook.api.state import AppState
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
 from open_notebook.mcp import MCP_MAX_BODY_BYTES, MCP_PATH, McpHttpEndpoint
 from open_notebook.services import open_services
 from open_notebook.store import Store
+from open_notebook.web import web_routes
 
 # Room for multipart boundaries and part headers around an upload of the maximum size.
 _MULTIPART_OVERHEAD = 64 * 1024
@@ -56,6 +57,7 @@ def create_app(
     )
     install_error_handlers(app)
     app.include_router(health.router)
+    app.include_router(auth.router)
     for router in ROUTERS:
         app.include_router(router, dependencies=Authenticated)
     if mcp:
@@ -63,6 +65,7 @@ def create_app(
         app.state.mcp_endpoint = endpoint  # the lifespan runs its sessions
         guarded = BearerGuard(endpoint.app, settings, json_rpc=True)
         app.router.routes.append(Route(MCP_PATH, guarded))
+    app.router.routes.extend(web_routes())
     app.add_middleware(BodySizeLimitMiddleware, limit_for=_body_limit(settings))
     if settings.cors_origins:
         app.add_middleware(

@@ -19,16 +19,24 @@ from open_notebook.config import Settings
 _UNAUTHORIZED: Final = -32001
 
 
-def check_bearer(settings: Settings, scheme: str | None, token: str | None) -> None:
-    """Raise :class:`AuthenticationError` unless the credentials match the configured token."""
+def bearer_problem(settings: Settings, scheme: str | None, token: str | None) -> str | None:
+    """What is wrong with the credentials, or ``None`` when they pass (constant time)."""
     if settings.api_token is None:
-        return
+        return None
     if token is None or scheme is None or scheme.lower() != "bearer":
-        raise AuthenticationError("missing bearer token: send 'Authorization: Bearer <token>'")
+        return "missing bearer token: send 'Authorization: Bearer <token>'"
     expected = settings.api_token.get_secret_value().encode("utf-8")
     given = token.encode("utf-8", errors="replace")
     if not hmac.compare_digest(given, expected):
-        raise AuthenticationError("wrong bearer token")
+        return "wrong bearer token"
+    return None
+
+
+def check_bearer(settings: Settings, scheme: str | None, token: str | None) -> None:
+    """Raise :class:`AuthenticationError` unless the credentials match the configured token."""
+    problem = bearer_problem(settings, scheme, token)
+    if problem is not None:
+        raise AuthenticationError(problem)
 
 
 class BearerGuard:

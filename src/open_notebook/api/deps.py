@@ -63,6 +63,9 @@ StoreDep = Annotated[Store, Depends(get_store)]
 EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
 
 
+bearer_credentials = _bearer
+
+
 def require_token(
     settings: SettingsDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],

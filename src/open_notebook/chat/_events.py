@@ -32,6 +32,7 @@ class DoneEvent:
     model_id: str
     type: Literal["done"] = "done"
     context_tokens: int = 0
+    context: str = ""  # the rendered context exactly as it was sent to the model
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -43,6 +44,7 @@ class DoneEvent:
             "session_id": self.session_id,
             "model_id": self.model_id,
             "context_tokens": self.context_tokens,
+            "context": self.context,
         }
 
 

@@ -145,6 +145,7 @@ def _done(final: Mapping[str, Any], llm: LanguageModel) -> DoneEvent:
         session_id=str(final.get("session_id") or ""),
         model_id=llm.model_id,
         context_tokens=context.model_tokens if context else 0,
+        context=context.rendered if context else "",
     )
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from pathlib import Path
+from dataclasses import replace
+from pathlib import Path, PurePath
 
 from open_notebook.config import Settings
 from open_notebook.domain.models import Asset, Note, NoteType, SourceInsight
@@ -130,7 +131,9 @@ class Ingestor:
                     f"{item} is {len(data)} bytes; the limit is {self.settings.max_source_bytes}",
                     field="file",
                 )
-            return await asyncio.to_thread(extract_bytes, str(item), data)
+            extracted = await asyncio.to_thread(extract_bytes, str(item), data)
+            # An upload keeps its file name (there is no path on this machine to record).
+            return replace(extracted, asset=Asset(file_path=PurePath(item).name))
         if isinstance(item, str) and is_url(item):
             return await fetch_url(item, self.settings)
         return await asyncio.to_thread(

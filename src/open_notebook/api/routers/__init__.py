@@ -3,6 +3,7 @@
 from fastapi import APIRouter
 
 from open_notebook.api.routers import (
+    auth,
     chat,
     context,
     embed,
@@ -23,4 +24,4 @@ ROUTERS: tuple[APIRouter, ...] = (
     chat.router,
 )
 
-__all__ = ["ROUTERS", "health"]
+__all__ = ["ROUTERS", "auth", "health"]

@@ -25,7 +25,7 @@ from open_notebook.chat import (
     chat_with_source,
     notebook_context_factory,
 )
-from open_notebook.errors import OpenNotebookError
+from open_notebook.errors import ConfigurationError, OpenNotebookError
 from open_notebook.llm import LanguageModel
 
 log = logging.getLogger(__name__)
@@ -34,7 +34,8 @@ router = APIRouter(prefix="/api", tags=["chat"])
 _SSE: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "a `text/event-stream`: `token` events `{type, text}`, then one `done` "
-        "event `{type, answer, citations, manifest, plan, session_id, model_id}`, or an "
+        "event `{type, answer, citations, manifest, plan, session_id, model_id, context_tokens, "
+        "context}` (`context`: the rendered context exactly as sent), or an "
         "`error` event `{type, error, detail}` if the model fails mid-answer",
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     }
@@ -57,11 +58,44 @@ class SourceChatRequest(_ChatBase):
     pass
 
 
+class ModelPublic(BaseModel):
+    """The language model answers come from; ``configured: false`` says why there is none."""
+
+    configured: bool
+    model_id: str | None
+    context_window: int | None = Field(description="tokens the model reads, prompt and answer")
+    answer_tokens: int = Field(description="tokens kept free for the answer")
+    detail: str | None = None
+    setting: str | None = None
+
+
 def get_llm(state: StateDep) -> LanguageModel:
     return state.language_model()
 
 
 LlmDep = Annotated[LanguageModel, Depends(get_llm)]
+
+
+@router.get("/chat/model")
+async def chat_model(state: StateDep) -> ModelPublic:
+    """The configured model and its window (no weights are loaded to answer this)."""
+    found = state.language_model_or_problem()
+    answer = state.settings.llm_answer_tokens
+    if isinstance(found, ConfigurationError):
+        return ModelPublic(
+            configured=False,
+            model_id=None,
+            context_window=None,
+            answer_tokens=answer,
+            detail=str(found),
+            setting=found.setting,
+        )
+    return ModelPublic(
+        configured=True,
+        model_id=found.model_id,
+        context_window=found.context_window,
+        answer_tokens=answer,
+    )
 
 
 @router.post("/chat", response_class=StreamingResponse, responses=_SSE)

@@ -8,6 +8,7 @@ from open_notebook.api.deps import StoreDep
 from open_notebook.api.schemas.records import (
     NotebookCreate,
     NotebookDetail,
+    NotebookListed,
     NotebookPublic,
     NotebooksPublic,
     NotebookUpdate,
@@ -25,8 +26,18 @@ async def create_notebook(body: NotebookCreate, store: StoreDep) -> NotebookPubl
 
 @router.get("")
 async def list_notebooks(store: StoreDep) -> NotebooksPublic:
-    notebooks = await store.notebooks.list_all()
-    data = [NotebookPublic.model_validate(one) for one in notebooks]
+    """Every notebook with its number of sources and of notes."""
+    rows = await store.notebooks.list_with_counts()
+    data = [
+        NotebookListed.model_validate(
+            {
+                **NotebookPublic.model_validate(notebook).model_dump(),
+                "source_count": sources,
+                "note_count": notes,
+            }
+        )
+        for notebook, sources, notes in rows
+    ]
     return NotebooksPublic(data=data, count=len(data))
 
 

@@ -16,12 +16,16 @@ from open_notebook.api.schemas.records import (
     SourceFromUrl,
     SourcePublic,
     SourcesPublic,
+    SourceTextPublic,
 )
 from open_notebook.domain.models import Source
+from open_notebook.domain.text import text_span
 from open_notebook.ids import normalize_id
 from open_notebook.ingest import IngestResult
 
 router = APIRouter(prefix="/api/sources", tags=["sources"])
+
+_MAX_OFFSET = 2**31 - 1
 
 
 def _public(source: Source, notebook_ids: list[str]) -> dict[str, object]:
@@ -98,6 +102,27 @@ async def read_source(source_id: str, store: StoreDep) -> SourceDetail:
     memberships = await store.sources.notebooks_of([source.id])
     return SourceDetail.model_validate(
         {**_public(source, memberships[source.id]), "full_text": source.full_text}
+    )
+
+
+@router.get("/{source_id}/text")
+async def read_source_text(
+    source_id: str,
+    store: StoreDep,
+    start: Annotated[int, Query(ge=0, le=_MAX_OFFSET)] = 0,
+    end: Annotated[int | None, Query(ge=0, le=_MAX_OFFSET)] = None,
+) -> SourceTextPublic:
+    """Characters ``[start, end)`` of a source's text (clamped to its length, like a slice):
+    the passage a search hit or a citation names, with as much around it as asked for."""
+    source = await store.sources.get(source_id)
+    begin, stop = text_span(len(source.full_text), start, end)
+    return SourceTextPublic(
+        id=source.id,
+        title=source.title,
+        length=len(source.full_text),
+        start=begin,
+        end=stop,
+        text=source.full_text[begin:stop],
     )
 
 

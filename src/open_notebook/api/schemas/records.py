@@ -49,8 +49,13 @@ class NotebookDetail(NotebookPublic):
     note_ids: list[str]
 
 
+class NotebookListed(NotebookPublic):
+    source_count: int
+    note_count: int
+
+
 class NotebooksPublic(BaseModel):
-    data: list[NotebookPublic]
+    data: list[NotebookListed]
     count: int
 
 
@@ -81,6 +86,17 @@ class SourcePublic(_Out):
 
 class SourceDetail(SourcePublic):
     full_text: str
+
+
+class SourceTextPublic(BaseModel):
+    """A span of a source's text: ``text`` is ``full_text[start:end]``."""
+
+    id: str
+    title: str
+    length: int = Field(description="characters in the whole text")
+    start: int
+    end: int
+    text: str
 
 
 class SourceAdded(SourcePublic):

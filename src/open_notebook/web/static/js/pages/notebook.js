@@ -1,0 +1,219 @@
+// One notebook: its sources (upload, drag and drop, URL), its notes, and a search box.
+
+import { api, upload } from "../api.js";
+import { fmt, h, markedSnippet, replace, when } from "../dom.js";
+import { progressBar } from "../progress.js";
+import { openRecord } from "../reader.js";
+import { confirmDialog, guarded, showError, showInfo } from "../ui.js";
+
+const ACCEPT = ".pdf,.docx,.html,.htm,.md,.markdown,.txt,.text,.csv,.json,.xml,.rst";
+
+export async function notebookPage(view, key) {
+  const notebook = await api(`/api/notebooks/notebook:${key}`);
+  if (!view.alive()) return;
+  view.crumbs([notebook.name]);
+  const sources = h("ul", { class: "rows", id: "source-list", "aria-label": "Sources" });
+  const notes = h("ul", { class: "rows", id: "note-list", "aria-label": "Notes" });
+  const state = { view, notebook, sources, notes };
+  replace(
+    view.main,
+    h(
+      "section",
+      { class: "panel heading" },
+      h("h1", {}, notebook.name),
+      notebook.description ? h("p", { class: "muted" }, notebook.description) : null,
+      h("div", { class: "actions" }, h("a", { class: "button primary", href: `#/nb/${key}/ask` }, "Ask a question"), h("a", { class: "button", href: `#/nb/${key}/context` }, "Inspect the context")),
+    ),
+    h("div", { class: "columns" },
+      h("section", { class: "panel", "aria-labelledby": "sources-title" }, h("h2", { id: "sources-title" }, "Sources"), addSources(state), sources),
+      h("div", {},
+        searchPanel(state),
+        h("section", { class: "panel", "aria-labelledby": "notes-title" }, h("h2", { id: "notes-title" }, "Notes"), noteForm(state), notes),
+      ),
+    ),
+  );
+  await Promise.all([loadSources(state), loadNotes(state)]);
+}
+
+async function loadSources(state) {
+  const { data } = await api(`/api/sources?notebook_id=${encodeURIComponent(state.notebook.id)}&limit=1000`);
+  if (!state.view.alive()) return;
+  if (!data.length) {
+    replace(state.sources, h("li", { class: "empty" }, "No sources yet: upload files, drop them here, or add a web page."));
+    return;
+  }
+  replace(state.sources, data.map((source) => sourceRow(state, source)));
+}
+
+function sourceRow(state, source) {
+  const remove = h("button", { type: "button", class: "danger small" }, "Delete");
+  remove.addEventListener("click", () =>
+    guarded(remove, async () => {
+      if (!(await confirmDialog(`Delete the source “${source.title}” with its chunks and insights?`))) return;
+      await api(`/api/sources/${encodeURIComponent(source.id)}`, { method: "DELETE" });
+      await loadSources(state);
+    }, "Deleting the source"),
+  );
+  const origin = source.file_name || source.url || "text";
+  return h(
+    "li",
+    { class: "row", dataset: { id: source.id } },
+    h("button", { type: "button", class: "link row-title", onclick: () => openRecord(source.id) }, source.title),
+    h("span", { class: "badge ok", title: "extracted, chunked and embedded" }, "ready"),
+    h("span", { class: "meta" }, `${origin} · ${fmt(source.token_count)} tokens · ${when(source.created)}`),
+    remove,
+  );
+}
+
+function addSources(state) {
+  const input = h("input", { type: "file", multiple: true, accept: ACCEPT, id: "file-input", class: "visually-hidden" });
+  const queue = h("ul", { class: "rows queue", id: "upload-queue", "aria-label": "Uploads", "aria-live": "polite" });
+  const zone = h(
+    "label",
+    { class: "dropzone", for: "file-input", id: "dropzone" },
+    h("strong", {}, "Add files"),
+    h("span", { class: "muted" }, " — drop PDF, DOCX, HTML, Markdown or text files here, or click to choose"),
+  );
+  input.addEventListener("change", () => {
+    enqueue(state, queue, [...input.files]);
+    input.value = "";
+  });
+  zone.addEventListener("dragover", (event) => {
+    event.preventDefault();
+    zone.classList.add("over");
+  });
+  zone.addEventListener("dragleave", () => zone.classList.remove("over"));
+  zone.addEventListener("drop", (event) => {
+    event.preventDefault();
+    zone.classList.remove("over");
+    enqueue(state, queue, [...event.dataTransfer.files]);
+  });
+  return h("div", { class: "add-sources" }, input, zone, urlForm(state), queue);
+}
+
+// Files go one at a time: the server extracts and embeds each on the CPU it shares.
+function enqueue(state, queue, files) {
+  const rows = files.map((file) => {
+    const status = h("span", { class: "status" }, "waiting");
+    const bar = h("span", { class: "bar" }, progressBar(0, `upload of ${file.name}`));
+    const row = h("li", { class: "row upload", dataset: { state: "waiting", name: file.name } }, h("span", { class: "row-title" }, file.name), h("span", { class: "meta" }, `${fmt(Math.ceil(file.size / 1024))} KiB`), bar, status);
+    queue.appendChild(row);
+    return { file, row, status, bar };
+  });
+  state.uploads = (state.uploads || Promise.resolve()).then(() => runUploads(state, rows));
+}
+
+async function runUploads(state, rows) {
+  let added = 0;
+  for (const [index, item] of rows.entries()) {
+    const set = (name, text, fraction) => {
+      item.row.dataset.state = name;
+      replace(item.status, text);
+      replace(item.bar, fraction === undefined ? null : progressBar(fraction, `upload of ${item.file.name}`));
+    };
+    set("uploading", `uploading (${index + 1} of ${rows.length})`, 0);
+    try {
+      const source = await upload(item.file, state.notebook.id, (fraction) => {
+        if (fraction < 1) set("uploading", `uploading ${Math.round(fraction * 100)} %`, fraction);
+        else set("processing", "extracting, chunking and embedding…", null);
+      });
+      const note = source.already_stored ? "already stored: linked to this notebook" : `added: ${fmt(source.chunk_count)} chunks, ${fmt(source.token_count)} tokens`;
+      set("done", note);
+      added += 1;
+    } catch (error) {
+      set("failed", `failed: ${error.message}`);
+      item.status.classList.add("error-text");
+    }
+  }
+  if (added && state.view.alive()) await loadSources(state);
+}
+
+function urlForm(state) {
+  const url = h("input", { type: "url", name: "url", required: true, placeholder: "https://example.org/article", "aria-label": "Web page address" });
+  const submit = h("button", { type: "submit" }, "Add web page");
+  const form = h("form", { class: "inline-form", id: "url-form" }, url, submit);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    guarded(submit, async () => {
+      const source = await api("/api/sources/url", { method: "POST", json: { url: url.value, notebook_id: state.notebook.id } });
+      form.reset();
+      showInfo(`Added “${source.title}” (${fmt(source.chunk_count)} chunks).`);
+      await loadSources(state);
+    }, "Adding the web page");
+  });
+  return form;
+}
+
+async function loadNotes(state) {
+  const { data } = await api(`/api/notes?notebook_id=${encodeURIComponent(state.notebook.id)}`);
+  if (!state.view.alive()) return;
+  if (!data.length) {
+    replace(state.notes, h("li", { class: "empty" }, "No notes yet."));
+    return;
+  }
+  replace(state.notes, data.map((note) => noteRow(state, note)));
+}
+
+function noteRow(state, note) {
+  const remove = h("button", { type: "button", class: "danger small" }, "Delete");
+  remove.addEventListener("click", () =>
+    guarded(remove, async () => {
+      if (!(await confirmDialog(`Delete the note “${note.title || note.content.slice(0, 40)}”?`))) return;
+      await api(`/api/notes/${encodeURIComponent(note.id)}`, { method: "DELETE" });
+      await loadNotes(state);
+    }, "Deleting the note"),
+  );
+  return h(
+    "li",
+    { class: "row", dataset: { id: note.id } },
+    h("button", { type: "button", class: "link row-title", onclick: () => openRecord(note.id) }, note.title || "Untitled note"),
+    h("span", { class: "meta clamp" }, note.content),
+    remove,
+  );
+}
+
+function noteForm(state) {
+  const title = h("input", { name: "title", maxlength: 500, placeholder: "Title (optional)", "aria-label": "Note title" });
+  const content = h("textarea", { name: "content", required: true, rows: 3, placeholder: "Write a note…", "aria-label": "Note text" });
+  const submit = h("button", { type: "submit" }, "Add note");
+  const form = h("form", { class: "stack-form", id: "note-form" }, title, content, submit);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    guarded(submit, async () => {
+      await api("/api/notes", { method: "POST", json: { notebook_id: state.notebook.id, title: title.value, content: content.value } });
+      form.reset();
+      await loadNotes(state);
+    }, "Adding the note");
+  });
+  return form;
+}
+
+function searchPanel(state) {
+  const query = h("input", { type: "search", name: "q", required: true, placeholder: "Search this notebook", "aria-label": "Search this notebook" });
+  const mode = h("select", { name: "mode", "aria-label": "Search mode" }, h("option", { value: "hybrid" }, "hybrid"), h("option", { value: "vector" }, "meaning"), h("option", { value: "text" }, "words"));
+  const submit = h("button", { type: "submit" }, "Search");
+  const hits = h("ol", { class: "hits", id: "search-hits", "aria-label": "Search results" });
+  const form = h("form", { class: "inline-form", id: "search-form", role: "search" }, query, mode, submit);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    guarded(submit, async () => {
+      const { data } = await api("/api/search", { method: "POST", json: { query: query.value, notebook_id: state.notebook.id, mode: mode.value, limit: 10 } });
+      if (!state.view.alive()) return;
+      replace(hits, data.length ? data.map(hitRow) : h("li", { class: "empty" }, "Nothing in this notebook matches."));
+    }, "Searching");
+  });
+  return h("section", { class: "panel", "aria-labelledby": "search-title" }, h("h2", { id: "search-title" }, "Search"), form, hits);
+}
+
+function hitRow(hit) {
+  const snippet = hit.highlights.length ? markedSnippet(hit.highlights[0]) : hit.text.slice(0, 240);
+  const where = hit.heading_path.length ? ` › ${hit.heading_path.join(" › ")}` : "";
+  return h(
+    "li",
+    { class: "hit", dataset: { id: hit.id } },
+    h("button", { type: "button", class: "link hit-title", onclick: () => openRecord(hit.parent_id, { start: hit.char_start, end: hit.char_end }) }, hit.parent_title + where),
+    h("span", { class: "badge" }, hit.kind),
+    h("p", { class: "snippet" }, snippet),
+    h("span", { class: "meta" }, `rank ${hit.rank} · score ${hit.scores.fused.toFixed(3)}`),
+  );
+}

@@ -1,0 +1,221 @@
+"""Acceptance: the web page in a real headless Chromium against a real ``open-notebook serve``.
+
+Each flow creates a notebook, uploads a Markdown and a PDF file (and drops a third), adds a note,
+searches, asks (the loopback model streams a canned answer that cites the uploads), opens a
+citation and finds the passage highlighted, and opens the context inspector: budget bar, the
+context as sent, a rebuild at a small budget that drops an item with its reason. Screenshots of
+every step go under the test's tmp dir. No console error may appear.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pdf_support import make_pdf
+from playwright.sync_api import Browser, Page, expect
+from web_support import DESKTOP, PHONE, Served, Watched, serve, watch
+
+pytestmark = pytest.mark.slow
+TOKEN = "correct horse battery staple"
+QUESTION = "Why is my loaf dense after a night in a cold kitchen?"
+# Markup in a source and in an answer must show as text, never run (window.__xss stays unset).
+INJECTED = '<img src=x onerror="window.__xss=1">'
+
+MARKDOWN = f"""# Cold kitchens {INJECTED}
+
+## Flour
+
+Bread flour has more protein than plain flour, and the protein forms gluten when the dough is
+mixed with water. Strong gluten traps the gas of fermentation, so the crumb can open. Whole grain
+flour absorbs more water and ferments faster because its bran carries more enzymes and yeasts.
+Rye flour forms little gluten; rye loaves rely on acidity and starches for their structure.
+
+## Temperature
+
+A cold kitchen slows fermentation, so the loaf comes out dense. Below twenty degrees the yeast
+and the lactic bacteria work slowly, the dough rises little overnight, and the gas cells stay
+small. Proof the dough somewhere warm, near twenty-six degrees, or give it several more hours;
+judge by the rise and the feel of the dough rather than by the clock on the wall.
+
+## Scoring
+
+A sharp blade held at a shallow angle opens an ear along the cut. Score quickly and confidently,
+about one centimetre deep, right before the loaf goes into the oven. A loaf that is over-proofed
+spreads under the blade and does not rise much in the oven, whatever the score looks like.
+
+## Storage
+
+Keep the baked loaf cut side down on a board for a day or two; wrap it in cloth, not plastic, so
+the crust stays crisp. Slice and freeze what you will not eat within three days, and toast the
+frozen slices straight from the freezer.
+"""
+
+PDF_LINES = [
+    "Baking with steam",
+    "Steam keeps the crust soft early in the bake so the loaf can expand.",
+    "Remove the lid after twenty minutes to let the crust brown and crisp.",
+]
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    with serve(tmp_path_factory.mktemp("web-plain") / "data") as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    with serve(tmp_path_factory.mktemp("web-token") / "data", token=TOKEN) as served:
+        yield served
+
+
+def _files(folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    markdown = folder / "cold-kitchens.md"
+    markdown.write_text(MARKDOWN, encoding="utf-8")
+    pdf = folder / "steam.pdf"
+    pdf.write_bytes(make_pdf(PDF_LINES))
+    return [markdown, pdf]
+
+
+def _open(browser: Browser, served: Served, tmp_path: Path, viewport: dict[str, int]) -> Watched:
+    context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    watched = watch(page, tmp_path / "screenshots")
+    page.goto(served.base + "/")
+    return watched
+
+
+def _create_notebook(w: Watched, name: str) -> str:
+    page = w.page
+    expect(page.locator("#create-notebook")).to_be_visible()
+    w.shot("notebooks")
+    page.fill("#create-notebook input[name=name]", name)
+    page.fill("#create-notebook input[name=description]", "baking notes")
+    page.click("#create-notebook button[type=submit]")
+    expect(page.locator("h1")).to_have_text(name)
+    w.shot("notebook-created")
+    return page.url.split("#/nb/", 1)[1]
+
+
+def _add_sources(w: Watched, tmp_path: Path) -> None:
+    page = w.page
+    page.set_input_files("#file-input", [str(path) for path in _files(tmp_path / "files")])
+    done = page.locator('#upload-queue li[data-state="done"]')
+    expect(done).to_have_count(2)
+    expect(page.locator("#source-list li[data-id]")).to_have_count(2)
+    # The heading's markup is the title's text, shown as text.
+    expect(page.locator("#source-list")).to_contain_text(f"Cold kitchens {INJECTED}")
+    expect(page.locator("#source-list")).to_contain_text("steam.pdf")
+    # Drag and drop: a file dropped on the zone goes through the same queue.
+    page.evaluate(
+        """() => {
+            const data = new DataTransfer();
+            const text = '# Oven\\n\\nPreheat the oven and the pot for forty-five minutes.';
+            data.items.add(new File([text], 'oven.md', {type: 'text/markdown'}));
+            const zone = document.getElementById('dropzone');
+            zone.dispatchEvent(new DragEvent('drop', {dataTransfer: data, bubbles: true}));
+        }"""
+    )
+    expect(done).to_have_count(3)
+    expect(page.locator("#source-list li[data-id]")).to_have_count(3)
+    page.fill("#note-form input[name=title]", "schedule")
+    page.fill("#note-form textarea", "Feed the starter at night; bake in the morning.")
+    page.click("#note-form button[type=submit]")
+    expect(page.locator("#note-list li[data-id]")).to_have_count(1)
+    w.shot("sources-added")
+
+
+def _search(w: Watched) -> None:
+    page = w.page
+    page.fill("#search-form input[name=q]", "cold kitchen dense")
+    page.click("#search-form button[type=submit]")
+    first = page.locator("#search-hits li.hit").first
+    expect(first).to_contain_text("Cold kitchens")
+    expect(first.locator("mark").first).to_be_visible()
+    w.shot("search")
+
+
+def _source_ids(served: Served, notebook_key: str) -> dict[str, str]:
+    with served.api() as client:
+        response = client.get("/api/sources", params={"notebook_id": f"notebook:{notebook_key}"})
+        response.raise_for_status()
+        return {one["file_name"]: one["id"] for one in response.json()["data"]}
+
+
+def _ask(w: Watched, served: Served, notebook_key: str) -> None:
+    page = w.page
+    ids = _source_ids(served, notebook_key)
+    markdown_id, pdf_id = ids["cold-kitchens.md"], ids["steam.pdf"]
+    served.chat.answer = (
+        f"A cold kitchen slows fermentation, so the loaf comes out dense [{markdown_id}]. "
+        f"Steam keeps the crust soft early in the bake [{pdf_id}]. "
+        f"The oven matters too [source:invented1]. {INJECTED}"
+    )
+    page.click("text=Ask a question")
+    expect(page.locator("#ask-form")).to_be_visible()
+    w.shot("ask-page")
+    page.fill("#question", QUESTION)
+    page.click("#ask-button")
+    answer = page.locator("#conversation .turn .answer").last
+    # Streamed: the finished answer has its citation marks as links.
+    expect(answer.locator("a.cite")).to_have_count(3)
+    expect(answer).to_contain_text("A cold kitchen slows fermentation")
+    expect(answer).to_contain_text(INJECTED)
+    expect(answer.locator("a.cite.valid")).to_have_count(2)
+    expect(answer.locator("a.cite.unknown")).to_have_count(1)
+    w.shot("answer")
+
+    answer.locator(f'a.cite[data-id="{markdown_id}"]').click()
+    reader = page.locator("#reader")
+    expect(reader).to_be_visible()
+    mark = reader.locator("mark#cited-passage")
+    expect(mark).to_contain_text("A cold kitchen slows fermentation")
+    expect(mark).to_be_in_viewport()
+    # The passage, not the whole source: the other sections stay unmarked.
+    assert "Keep the baked loaf" not in mark.inner_text()
+    assert "Keep the baked loaf" in reader.locator("#reader-body").inner_text()
+    w.shot("citation-opened")
+    page.click("#reader-close")
+    expect(reader).to_be_hidden()
+
+
+def _inspect(w: Watched) -> None:
+    page = w.page
+    inspector = page.locator("#inspector")
+    bar = inspector.locator("#budget-bar")
+    expect(bar).to_be_visible()
+    expect(bar).to_contain_text("tokens")
+    expect(bar).to_contain_text("4,096-token window of loopback")
+    expect(inspector.locator("tr.included").first).to_be_visible()
+    inspector.locator("#rendered-context summary").click()
+    expect(inspector.locator("#rendered-context pre")).to_contain_text("A cold kitchen slows")
+    w.shot("inspector-as-sent")
+    page.fill("#budget-input", "120")
+    page.press("#budget-input", "Enter")
+    expect(inspector.locator(".inspector-head")).to_contain_text("rebuilt")
+    dropped = inspector.locator("tr.dropped")
+    expect(dropped.first).to_be_visible()
+    expect(dropped.first.locator(".reason")).to_contain_text("did not fit in the budget")
+    expect(bar.or_(inspector.locator("#budget-bar"))).to_contain_text("/ 120 tokens")
+    w.shot("inspector-rebuilt")
+
+
+def _no_injection(page: Page, errors: list[str]) -> None:
+    assert page.evaluate("() => window.__xss") is None
+    assert page.locator('img[src="x"]').count() == 0
+    assert errors == []
+
+
+def test_notebook_upload_ask_cite_inspect(browser: Browser, plain: Served, tmp_path: Path) -> None:
+    w = _open(browser, plain, tmp_path, DESKTOP)
+    key = _create_notebook(w, "Sourdough")
+    _add_sources(w, tmp_path)
+    _search(w)
+    _ask(w, plain, key)
+    _inspect(w)
+    _no_injection(w.page, w.errors)
+    w.page.context.close()
