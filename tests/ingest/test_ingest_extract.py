@@ -6,10 +6,10 @@ from pathlib import Path
 
 import docx
 import pytest
-from pdf_support import make_pdf
 
 from open_notebook.errors import ExtractionError, InvalidInputError
 from open_notebook.ingest import SourceFormat, extract_bytes, extract_file
+from pdf_support import make_pdf
 
 LIMIT = 10 * 1024 * 1024
 

@@ -13,9 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pdf_support import make_pdf
 from playwright.sync_api import Browser, Page, expect
 from web_support import DESKTOP, PHONE, Served, Watched, serve, watch
+
+from pdf_support import make_pdf
 
 pytestmark = pytest.mark.slow
 TOKEN = "correct horse battery staple"
@@ -219,3 +220,89 @@ def test_notebook_upload_ask_cite_inspect(browser: Browser, plain: Served, tmp_p
     _inspect(w)
     _no_injection(w.page, w.errors)
     w.page.context.close()
+
+
+def test_with_a_token_the_page_asks_once_and_a_wrong_one_is_explained(
+    browser: Browser, guarded: Served, tmp_path: Path
+) -> None:
+    w = _open(browser, guarded, tmp_path, DESKTOP)
+    page = w.page
+    dialog = page.locator("#token-dialog")
+    expect(dialog).to_be_visible()
+    w.shot("token-asked")
+    page.fill("#token-input", "not the token")
+    page.click("#token-form button[type=submit]")
+    expect(page.locator("#token-error")).to_have_text(
+        "wrong bearer token: check the value and try again"
+    )
+    expect(dialog).to_be_visible()
+    w.shot("token-wrong")
+    page.fill("#token-input", TOKEN)
+    page.click("#token-form button[type=submit]")
+    expect(dialog).to_be_hidden()
+    assert page.evaluate("() => sessionStorage.getItem('open-notebook-token')") == TOKEN
+    key = _create_notebook(w, "Sourdough with a token")
+    _add_sources(w, tmp_path)
+    _ask(w, guarded, key)
+    _inspect(w)
+    # Once per tab: a reload keeps the token and asks nothing.
+    page.reload()
+    expect(page.locator("#inspector #budget-bar").or_(page.locator("#ask-form"))).to_be_visible()
+    expect(dialog).to_be_hidden()
+    _no_injection(page, w.errors)
+    page.context.close()
+
+
+def _fits(page: Page) -> None:
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the page is {width}px wide on a {PHONE['width']}px screen"
+
+
+def test_phone_layout_errors_rebuild_and_delete(
+    browser: Browser, plain: Served, tmp_path: Path
+) -> None:
+    w = _open(browser, plain, tmp_path, PHONE)
+    page = w.page
+    key = _create_notebook(w, "Phone notebook")
+    _fits(page)
+    _add_sources(w, tmp_path)
+    _fits(page)
+    _ask(w, plain, key)
+    _fits(page)
+    _inspect(w)
+    _fits(page)
+
+    page.click("#crumbs >> text=Phone notebook")
+    page.click("text=Inspect the context")
+    expect(page.locator("#inspector #budget-bar")).to_contain_text("/ 2,000 tokens")
+    page.fill("#context-query", "steam crust")
+    page.click("#context-form button[type=submit]")
+    expect(page.locator("#inspector tr.included").first).to_contain_text("Baking with steam")
+    _fits(page)
+    w.shot("context-page")
+
+    # An API error is a readable message on the page, not a blank page.
+    page.goto(plain.base + "/#/nb/nosuchnotebook")
+    expect(page.locator("#notices .notice.error")).to_contain_text("notebook:nosuchnotebook")
+    expect(page.locator("#app")).to_contain_text("could not be shown")
+    expect(page.locator("#crumbs")).to_have_text("Notebooks")
+    w.shot("api-error")
+    assert [e for e in w.errors if "404" not in e] == []  # the browser logs the provoked 404
+    w.errors.clear()
+
+    page.goto(plain.base + "/#/")
+    page.click("#rebuild-start")
+    expect(page.locator("#rebuild-status")).to_contain_text("Rebuilt")
+    card = page.locator("#notebook-list li.card", has_text="Phone notebook")
+    card.locator("button.danger").click()
+    expect(page.locator("#confirm-dialog")).to_be_visible()
+    w.shot("delete-confirm")
+    page.click("#confirm-dialog button[value=cancel]")
+    expect(card).to_have_count(1)
+    card.locator("button.danger").click()
+    page.click("#confirm-ok")
+    expect(card).to_have_count(0)
+    _fits(page)
+    w.shot("deleted")
+    _no_injection(page, w.errors)
+    page.context.close()

@@ -96,7 +96,9 @@ def _wait_for(server: subprocess.Popen[str], url: str) -> None:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise AssertionError(f"serve exited early: {server.stderr.read() if server.stderr else ''}")
+            raise AssertionError(
+                f"serve exited early: {server.stderr.read() if server.stderr else ''}"
+            )
         try:
             if httpx.get(url, timeout=2).status_code == 200:
                 return

@@ -63,4 +63,3 @@ def web_routes() -> list[BaseRoute]:
         Route("/", _WithHeaders(_index), methods=["GET", "HEAD"]),
         Mount("/static", app=_WithHeaders(static), name="static"),
     ]
-

@@ -7,7 +7,7 @@ import { contextPage } from "./pages/context.js";
 import { notebookPage } from "./pages/notebook.js";
 import { notebooksPage } from "./pages/notebooks.js";
 import { initReader } from "./reader.js";
-import { setBusy, showError, tokenDialog } from "./ui.js";
+import { clearNotices, setBusy, showError, tokenDialog } from "./ui.js";
 
 const ROUTES = [
   [/^$/, () => notebooksPage],
@@ -23,6 +23,8 @@ function view() {
   const mine = ++generation;
   const main = document.getElementById("app");
   replace(main);
+  replace(document.getElementById("crumbs"), crumbTrail([]));
+  clearNotices();
   return {
     main,
     alive: () => mine === generation,

@@ -5,12 +5,11 @@ import { h, replace } from "./dom.js";
 /** Show an error (an ApiError or any Error) as a readable, dismissable notice. */
 export function showError(error, context) {
   const message = error && error.message ? error.message : String(error);
-  const code = error && error.code && error.code !== "error" ? ` (${error.code})` : "";
   const notice = h(
     "div",
     { class: "notice error", role: "alert" },
     h("strong", {}, context ? `${context}: ` : "Error: "),
-    h("span", { class: "notice-text" }, message + code),
+    h("span", { class: "notice-text" }, message),
     h("button", { type: "button", class: "link", "aria-label": "Dismiss", onclick: () => notice.remove() }, "✕"),
   );
   document.getElementById("notices").appendChild(notice);
