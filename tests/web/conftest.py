@@ -1,4 +1,8 @@
-"""One headless Chromium for every web test (each test gets its own fresh context)."""
+"""One headless Chromium per test module (each test gets its own fresh context).
+
+Module scope, not session: Playwright's sync API keeps an event loop running in this thread
+while it is open, and async tests of later modules need the thread without one.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from playwright.sync_api import Browser, sync_playwright
 from web_support import CHROMIUM, CHROMIUM_ARGS
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.fail(

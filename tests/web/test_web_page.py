@@ -290,6 +290,18 @@ def test_phone_layout_errors_rebuild_and_delete(
     assert [e for e in w.errors if "404" not in e] == []  # the browser logs the provoked 404
     w.errors.clear()
 
+    # A notebook with nothing in it: the answer is flagged as not coming from the sources.
+    with plain.api() as client:
+        empty = client.post("/api/notebooks", json={"name": "Empty"}).json()["id"]
+    plain.chat.answer = "Probably the oven."
+    page.goto(f"{plain.base}/#/nb/{empty.split(':', 1)[1]}/ask")
+    page.fill("#question", QUESTION)
+    page.click("#ask-button")
+    expect(page.locator("#conversation .not-covered")).to_contain_text("Not covered")
+    expect(page.locator("#conversation .no-cites")).to_be_visible()
+    _fits(page)
+    w.shot("not-covered")
+
     page.goto(plain.base + "/#/")
     page.click("#rebuild-start")
     expect(page.locator("#rebuild-status")).to_contain_text("Rebuilt")

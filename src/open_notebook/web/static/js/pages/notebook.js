@@ -4,7 +4,7 @@ import { api, upload } from "../api.js";
 import { fmt, h, markedSnippet, replace, when } from "../dom.js";
 import { progressBar } from "../progress.js";
 import { openRecord } from "../reader.js";
-import { confirmDialog, guarded, showError, showInfo } from "../ui.js";
+import { confirmDialog, guarded, showInfo } from "../ui.js";
 
 const ACCEPT = ".pdf,.docx,.html,.htm,.md,.markdown,.txt,.text,.csv,.json,.xml,.rst";
 

@@ -1,0 +1,62 @@
+"""Make docs/ask-page.png: the ask page with its context inspector, for the README.
+
+    .venv/bin/python docs/screenshot.py
+
+A real ``open-notebook serve`` over the demo corpus in a temporary directory; the answer comes
+from the loopback test model (a canned answer citing two demo documents), so the picture is the
+same on every run; the inspector shows the context rebuilt at 700 tokens, with what was dropped.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "tests" / "web")]
+
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from web_support import CHROMIUM, CHROMIUM_ARGS, DESKTOP, serve  # noqa: E402
+
+CORPUS = ROOT / "src" / "open_notebook" / "demo_corpus"
+QUESTION = "Why is my sourdough loaf dense?"
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp, serve(Path(tmp) / "data") as served:
+        with served.api() as client:
+            notebook = client.post("/api/notebooks", json={"name": "Sourdough"}).json()
+            ids = {}
+            for path in sorted(CORPUS.glob("[0-9]*.md")):
+                with path.open("rb") as handle:
+                    files = {"file": (path.name, handle, "text/markdown")}
+                    added = client.post(
+                        "/api/sources/upload", files=files, data={"notebook_id": notebook["id"]}
+                    ).json()
+                ids[path.name] = added["id"]
+        warmth = ids["02-fermentation-and-temperature.md"]
+        proofing = ids["06-shaping-and-proofing.md"]
+        served.chat.answer = (
+            "A dense loaf is most often under-fermented: in a cold kitchen the yeast and bacteria "
+            f"work slowly, so bulk fermentation needs more time [{warmth}]. "
+            "Judge the dough by its rise and feel, not the clock, and give an under-proofed loaf "
+            f"more time before baking [{proofing}]."
+        )
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport=DESKTOP)  # type: ignore[arg-type]
+            page.goto(f"{served.base}/#/nb/{notebook['id'].split(':', 1)[1]}/ask")
+            page.fill("#question", QUESTION)
+            page.click("#ask-button")
+            expect(page.locator("#conversation a.cite")).to_have_count(2)
+            page.fill("#budget-input", "700")
+            page.press("#budget-input", "Enter")
+            expect(page.locator("#inspector tr.dropped").first).to_be_visible()
+            page.click("#inspector button[aria-pressed=false] >> text=dropped")
+            page.screenshot(path=str(ROOT / "docs" / "ask-page.png"))
+            browser.close()
+
+
+if __name__ == "__main__":
+    main()
