@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -13,16 +12,12 @@ import httpx
 import pytest
 from cli_support import Invoke
 
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from serve_support import free_port
 
 
 @pytest.mark.slow
 def test_serve_answers_health_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "open_notebook.cli", "--data-dir", str(tmp_path)]
     server = subprocess.Popen(
         [*command, "serve", "--port", str(port)],

@@ -1,4 +1,5 @@
-"""Running the real console script in tests: its environment, a notebook, a page to fetch."""
+"""Running the real console script in tests: a notebook, a page to fetch (its environment is
+``serve_support.server_env``, shared with the web tests)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,6 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from open_notebook.llm.testing import LoopbackChatServer
-
 # The installed console script, as an MCP client's configuration names it.
 SCRIPT = str(Path(sys.executable).with_name("open-notebook"))
 
@@ -22,22 +21,6 @@ PAGE = (
     b"<p>Proof the dough until it springs back slowly when pressed with a floured finger. "
     b"An underproofed loaf is dense and tears at the score.</p></article></body></html>"
 )
-
-
-def server_env(data_dir: Path, chat: LoopbackChatServer, **extra: str) -> dict[str, str]:
-    """OPEN_NOTEBOOK_* for a child process: an embedded database on disk in ``data_dir``, the
-    fake embedder (the model is not under test), the loopback model, private URLs allowed (the
-    page server is on loopback)."""
-    return {
-        "OPEN_NOTEBOOK_DATA_DIR": str(data_dir),
-        "OPEN_NOTEBOOK_EMBEDDING_PROVIDER": "fake",
-        "OPEN_NOTEBOOK_LLM_PROVIDER": "openai",
-        "OPEN_NOTEBOOK_LLM_BASE_URL": chat.base_url,
-        "OPEN_NOTEBOOK_LLM_MODEL": "loopback",
-        "OPEN_NOTEBOOK_LLM_CONTEXT_WINDOW": "4096",
-        "OPEN_NOTEBOOK_ALLOW_PRIVATE_URLS": "true",
-        **extra,
-    }
 
 
 def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

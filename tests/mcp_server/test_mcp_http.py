@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -24,11 +22,12 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_process import SCRIPT, create_notebook, page_server, server_env
+from mcp_process import SCRIPT, create_notebook, page_server
 from mcp_support import error_text, structured
 from mcp_types import TextResourceContents
 
 from open_notebook.llm.testing import LoopbackChatServer
+from serve_support import free_port, server_env, wait_until_up
 
 pytestmark = pytest.mark.slow
 TOKEN = "correct horse battery staple"
@@ -46,19 +45,13 @@ class Running:
         return f"{self.base}/mcp"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     data = tmp_path_factory.mktemp("mcp-http") / "data"
     with LoopbackChatServer() as chat, page_server() as page_url:
         env = server_env(data, chat, OPEN_NOTEBOOK_API_TOKEN=TOKEN)
         notebook_id = create_notebook(env, "Bread")
-        port = _free_port()
+        port = free_port()
         server = subprocess.Popen(
             [SCRIPT, "serve", "--mcp", "--port", str(port)],
             env={**os.environ, **env},
@@ -68,24 +61,13 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
         )
         base = f"http://127.0.0.1:{port}"
         try:
-            _wait_for(server, f"{base}/api/health")
+            wait_until_up(server, f"{base}/api/health")
             yield Running(base, notebook_id, chat, page_url)
         finally:
             server.send_signal(signal.SIGINT)
             _, stderr = server.communicate(timeout=60)
         assert server.returncode == 0, stderr
         assert f"MCP at {base}/mcp" in " ".join(stderr.split())
-
-
-def _wait_for(server: subprocess.Popen[str], url: str) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and server.poll() is None:
-        try:
-            if httpx.get(url, timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            time.sleep(0.3)
-    raise AssertionError(f"the server did not start (exit code {server.poll()})")
 
 
 @asynccontextmanager

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,6 +20,7 @@ import httpx
 from playwright.sync_api import ConsoleMessage, Error, Page
 
 from open_notebook.llm.testing import LoopbackChatServer
+from serve_support import free_port, server_env, wait_until_up
 
 SCRIPT = str(Path(sys.executable).with_name("open-notebook"))
 CHROMIUM = os.environ.get("OPEN_NOTEBOOK_CHROMIUM", "/usr/bin/chromium")
@@ -51,29 +50,15 @@ class Served:
         return httpx.Client(base_url=self.base, headers=headers, timeout=30)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @contextmanager
 def serve(data_dir: Path, token: str | None = None) -> Iterator[Served]:
     """``open-notebook serve`` on a free loopback port until the block ends (then Ctrl-C)."""
     with LoopbackChatServer() as chat:
-        env = {
-            **os.environ,
-            "OPEN_NOTEBOOK_DATA_DIR": str(data_dir),
-            "OPEN_NOTEBOOK_EMBEDDING_PROVIDER": "fake",
-            "OPEN_NOTEBOOK_LLM_PROVIDER": "openai",
-            "OPEN_NOTEBOOK_LLM_BASE_URL": chat.base_url,
-            "OPEN_NOTEBOOK_LLM_MODEL": "loopback",
-            "OPEN_NOTEBOOK_LLM_CONTEXT_WINDOW": "4096",
-        }
+        env = {**os.environ, **server_env(data_dir, chat)}
         env.pop("OPEN_NOTEBOOK_API_TOKEN", None)
         if token:
             env["OPEN_NOTEBOOK_API_TOKEN"] = token
-        port = _free_port()
+        port = free_port()
         server = subprocess.Popen(
             [SCRIPT, "serve", "--port", str(port)],
             env=env,
@@ -83,28 +68,13 @@ def serve(data_dir: Path, token: str | None = None) -> Iterator[Served]:
         )
         base = f"http://127.0.0.1:{port}"
         try:
-            _wait_for(server, f"{base}/api/health")
+            wait_until_up(server, f"{base}/api/health")
             yield Served(base, chat, token)
         finally:
             server.send_signal(signal.SIGINT)
             _, stderr = server.communicate(timeout=60)
         assert server.returncode == 0, stderr
         assert "Traceback" not in stderr, stderr
-
-
-def _wait_for(server: subprocess.Popen[str], url: str) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise AssertionError(
-                f"serve exited early: {server.stderr.read() if server.stderr else ''}"
-            )
-        try:
-            if httpx.get(url, timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            time.sleep(0.1)
-    raise AssertionError(f"serve did not answer at {url}")
 
 
 @dataclass
