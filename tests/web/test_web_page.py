@@ -201,6 +201,7 @@ def _inspect(w: Watched) -> None:
     dropped = inspector.locator("tr.dropped")
     expect(dropped.first).to_be_visible()
     expect(dropped.first.locator(".reason")).to_contain_text("did not fit in the budget")
+    expect(dropped.first.locator(".reason")).to_be_in_viewport()  # not cut off on a phone
     expect(bar.or_(inspector.locator("#budget-bar"))).to_contain_text("/ 120 tokens")
     w.shot("inspector-rebuilt")
 

@@ -183,7 +183,16 @@ function rowView(row) {
     row.status === "included"
       ? h("span", { class: "decision included" }, row.truncated ? "included, shortened" : "included", row.duplicates.length ? ` (+${row.duplicates.length} duplicates)` : "")
       : h("span", { class: "decision dropped" }, "dropped: ", h("span", { class: "reason", dataset: { reason: row.reason || "" } }, reasonText(row.reason)));
-  return h("tr", { class: row.status, dataset: { id: row.id } }, h("td", { class: "item" }, opener, h("div", { class: "meta" }, row.id)), h("td", {}, row.type), h("td", { class: "num" }, relevance), h("td", { class: "num" }, tokens), h("td", {}, decision));
+  // data-label names each cell where a narrow screen shows the row as a card without a header.
+  return h(
+    "tr",
+    { class: row.status, dataset: { id: row.id } },
+    h("td", { class: "item" }, opener, h("div", { class: "meta" }, row.id)),
+    h("td", { dataset: { label: "type" } }, row.type),
+    h("td", { class: "num", dataset: { label: "relevance" } }, relevance),
+    h("td", { class: "num", dataset: { label: "tokens" } }, tokens),
+    h("td", { class: "decision-cell" }, decision),
+  );
 }
 
 function renderedText(model) {
