@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from open_notebook.search import SearchMode, SearchService
+from open_notebook.search import HitType, SearchMode, SearchService
 from open_notebook.search._analyze import query_terms
-from open_notebook.search._bm25 import K1, B, TextIndex
+from open_notebook.search._bm25 import K1, B, TextIndex, TextView
 from open_notebook.store import ChunkRow, Store
 from open_notebook.store.sources import NewSource
 
@@ -28,6 +28,22 @@ def _bm25(query: list[str], doc: list[str], corpus: list[list[str]]) -> float:
     return total
 
 
+ALL = frozenset(HitType)
+
+
+def _index(texts: list[str], kinds: list[int] | None = None) -> TextView:
+    """An index of ``texts`` whose chunk ids are their positions."""
+    index = TextIndex()
+    alive = np.ones(len(texts), dtype=bool)
+    index.add(range(len(texts)), texts, alive)
+    codes = np.array(kinds or [0] * len(texts), dtype=np.uint8)
+    return index.view(len(texts), alive, codes, [str(row) for row in range(len(texts))])
+
+
+def _search(index: TextView, query: str, k: int, kinds: frozenset[HitType] = ALL) -> list[int]:
+    return [int(chunk) for chunk, _ in index.search(query, k, kinds)]
+
+
 def test_scores_equal_okapi_bm25_written_out() -> None:
     texts = [
         "wing flutter at transonic speed",
@@ -35,10 +51,10 @@ def test_scores_equal_okapi_bm25_written_out() -> None:
         "heat transfer in a laminar boundary layer",
         "boundary layer flutter",
     ]
-    index = TextIndex.build(texts)
+    index = _index(texts)
     analyzed = [[term for word in text.split() for term in query_terms(word)] for text in texts]
 
-    found = index.search("wing flutter", 10)
+    found = [(int(chunk), score) for chunk, score in index.search("wing flutter", 10, ALL)]
 
     expected = {row: _bm25(["wing", "flutter"], doc, analyzed) for row, doc in enumerate(analyzed)}
     assert [row for row, _ in found] == [1, 0, 3]  # row 2 has neither term: not a hit
@@ -47,10 +63,10 @@ def test_scores_equal_okapi_bm25_written_out() -> None:
 
 
 def test_a_term_in_most_texts_still_scores() -> None:
-    index = TextIndex.build(["lift", "lift drag", "lift", "drag"])
+    index = _index(["lift", "lift drag", "lift", "drag"])
 
     # The engine's classic IDF gave "lift" (3 of 4 texts) exactly 0.
-    assert [row for row, _ in index.search("lift", 10)] == [0, 2, 1]
+    assert _search(index, "lift", 10) == [0, 2, 1]
 
 
 def test_analysis_stems_folds_accents_and_drops_stop_words() -> None:
@@ -61,12 +77,11 @@ def test_analysis_stems_folds_accents_and_drops_stop_words() -> None:
 
 
 def test_kind_filter_and_limit() -> None:
-    index = TextIndex.build(["wing", "wing wing", "wing tip", "tail"])
-    allowed = np.array([True, False, True, True])
+    index = _index(["wing", "wing wing", "wing tip", "tail"], kinds=[0, 1, 0, 0])
 
-    assert [row for row, _ in index.search("wing", 10, allowed)] == [0, 2]
-    assert len(index.search("wing", 1)) == 1
-    assert TextIndex.build([]).search("wing", 5) == []
+    assert _search(index, "wing", 10, frozenset({HitType.SOURCE})) == [0, 2]
+    assert len(_search(index, "wing", 1)) == 1
+    assert _search(_index([]), "wing", 5) == []
 
 
 async def test_a_chunk_without_a_vector_is_found_by_text_only(

@@ -64,13 +64,16 @@ def test_highlights_mark_word_variants_not_stop_words() -> None:
 
 def _snapshot(matrix: np.ndarray, kinds: list[int], coarse: bool) -> VectorSnapshot:
     ids = tuple(f"chunk:{i}" for i in range(len(matrix)))
+    alive = np.ones(len(matrix), dtype=bool)
     return VectorSnapshot(
         stamp=1,
         ids=ids,
         kinds=np.array(kinds, dtype=np.uint8),
+        alive=alive,
+        searchable=alive,
         matrix=matrix,
         models=frozenset({("m", matrix.shape[1])}),
-        coarse=_coarse_index(matrix) if coarse else None,
+        coarse=_coarse_index(matrix, matrix) if coarse else None,
     )
 
 

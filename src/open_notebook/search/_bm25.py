@@ -1,16 +1,23 @@
-"""In-process BM25 over the chunks of one scope, built from the snapshot's texts.
+"""In-process BM25 over the chunks of one scope, kept up to date write by write.
 
 Why not SurrealDB's BM25 (which the first version used, see ``0007_drop_fulltext.surql``): the
 engine reads and scores every chunk that matches any query term before it sorts, so an OR query
 cost ~0.1 ms per match, measured here at 151 ms p50 for 10k chunks and 785 ms for 50k (bench.search,
 idle machine), 180 ms at 10k even without the notebook filter; and its full-text index made large
-inserts superlinear (1,200 chunks in one transaction ran out of 23 GB). Built here, per notebook
-version like the vectors, a query costs the length of its terms' posting lists.
+inserts superlinear (1,200 chunks in one transaction ran out of 23 GB). Built here, a query costs
+the length of its terms' posting lists.
 
 Scoring is Okapi BM25 (k1 = 1.2, b = 0.75, the engine's defaults) with the non-negative IDF
 ``ln(1 + (N - df + 0.5) / (df + 0.5))``: the engine's classic IDF gave a term found in more than
-half of the chunks a score of exactly 0. Per-posting weights are computed once at build time, so
-a query is one gather-add per term and one ``argpartition``.
+half of the chunks a score of exactly 0.
+
+Updates: the postings live in segments (a segment per write, merged when a newer one is at least
+half the size of the one before it, so there are O(log n) of them). Collection statistics (N,
+document frequencies, total length) are updated on every add and removal; a removed row stays in
+its segment, masked, until a merge drops it. A term's weight depends on the average length, so it
+is computed at query time from per-row normalizers that each view computes once. A row's score
+depends only on its own frequencies and length and on those statistics, summed in query-term order,
+so scores are bit-identical to an index built from scratch over the same live rows.
 """
 
 from __future__ import annotations
@@ -25,99 +32,202 @@ import numpy.typing as npt
 
 from open_notebook.search._analyze import WordTerms, query_terms, words
 from open_notebook.search._catalog import KIND_CODES
+from open_notebook.search._rows import Grow
+from open_notebook.search._top import best_first
 from open_notebook.search.types import HitType
 
 K1: Final = 1.2
 B: Final = 0.75
+# Frequencies are stored as uint16: a chunk fits an embedder (a few hundred word pieces).
+_MAX_FREQUENCY: Final = int(np.iinfo(np.uint16).max)
+_ROW_BITS: Final = 32
+
+Rows = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, slots=True)
+class Segment:
+    """Posting lists of some rows: ``terms[i]`` occurs in ``rows[offsets[i]:offsets[i + 1]]``."""
+
+    terms: npt.NDArray[np.int64]
+    offsets: npt.NDArray[np.int64]
+    rows: Rows
+    frequencies: npt.NDArray[np.uint16]
+    size: int
+
+    @classmethod
+    def of_pairs(cls, terms: Rows, rows: Rows, size: int) -> Segment:
+        """A segment of ``(term, row)`` occurrences (repeats are frequencies)."""
+        pairs, counts = np.unique((terms << _ROW_BITS) | rows, return_counts=True)
+        return cls.of_postings(
+            pairs >> _ROW_BITS,
+            pairs & ((1 << _ROW_BITS) - 1),
+            np.minimum(counts, _MAX_FREQUENCY),
+            size,
+        )
+
+    @classmethod
+    def of_postings(cls, terms: Rows, rows: Rows, frequencies: npt.ArrayLike, size: int) -> Segment:
+        """A segment of postings sorted by term, then row."""
+        distinct, starts = np.unique(terms, return_index=True)
+        offsets = np.append(starts, len(terms)).astype(np.int64)
+        return cls(distinct, offsets, rows, np.asarray(frequencies, dtype=np.uint16), size)
+
+    def postings(self, term: int) -> tuple[Rows, npt.NDArray[np.uint16]] | None:
+        at = int(np.searchsorted(self.terms, term))
+        if at == len(self.terms) or self.terms[at] != term:
+            return None
+        start, end = self.offsets[at], self.offsets[at + 1]
+        return self.rows[start:end], self.frequencies[start:end]
+
+    def flat_terms(self) -> Rows:
+        """The term of each posting."""
+        return np.repeat(self.terms, np.diff(self.offsets))
+
+
+def merge(segments: Sequence[Segment], alive: npt.NDArray[np.bool_]) -> Segment:
+    """One segment with the postings of the live rows of ``segments``."""
+    terms = np.concatenate([one.flat_terms() for one in segments])
+    rows = np.concatenate([one.rows for one in segments])
+    frequencies = np.concatenate([one.frequencies for one in segments])
+    keep = alive[rows]
+    terms, rows, frequencies = terms[keep], rows[keep], frequencies[keep]
+    order = np.lexsort((rows, terms))
+    size = int(np.unique(rows).size)
+    return Segment.of_postings(terms[order], rows[order], frequencies[order], size)
+
+
 class TextIndex:
-    """Posting lists of one scope: term -> (rows, weights), rows in ascending order."""
+    """The BM25 postings and statistics of a scope's live rows; ``view`` freezes a version."""
+
+    def __init__(self) -> None:
+        self.vocabulary: dict[str, int] = {}
+        self._analyze = WordTerms()
+        self._segments: list[Segment] = []
+        self._found_in: Grow[np.int64] = Grow(np.int64)
+        self._lengths: Grow[np.int64] = Grow(np.int64)
+        self._total = 0
+        self._count = 0
+
+    def add(self, rows: Sequence[int], texts: Sequence[str], alive: npt.NDArray[np.bool_]) -> None:
+        """Index new rows (``alive`` is the scope's mask after the write, for merges)."""
+        if not rows:
+            return
+        terms, lengths = self._terms(texts)
+        row_ids = np.asarray(rows, dtype=np.int64)
+        self._lengths.resize(int(row_ids.max()) + 1)
+        self._lengths.view()[row_ids] = lengths
+        self._total += int(lengths.sum())
+        self._count += len(row_ids)
+        self._found_in.resize(len(self.vocabulary))
+        if terms.size:
+            segment = Segment.of_pairs(terms, np.repeat(row_ids, lengths), len(row_ids))
+            # Terms are distinct within a segment, so a fancy-indexed add is exact.
+            self._found_in.view()[segment.terms] += np.diff(segment.offsets)
+            self._segments.append(segment)
+        self._merge(alive)
+
+    def remove(self, rows: Sequence[int], texts: Sequence[str]) -> None:
+        """Take rows out of the statistics; their postings are masked by the views' ``alive``."""
+        if not rows:
+            return
+        terms, lengths = self._terms(texts)
+        owners = np.repeat(np.arange(len(rows), dtype=np.int64), lengths)
+        # Each (row, term) pair counts once toward a term's document frequency.
+        distinct = np.unique((owners << _ROW_BITS) | terms) & ((1 << _ROW_BITS) - 1)
+        np.subtract.at(self._found_in.view(), distinct, 1)
+        self._total -= int(lengths.sum())
+        self._count -= len(rows)
+
+    def view(
+        self,
+        size: int,
+        alive: npt.NDArray[np.bool_],
+        kinds: npt.NDArray[np.uint8],
+        ids: Sequence[str],
+    ) -> TextView:
+        """The index as it is now, over the first ``size`` rows (``alive``: which are live)."""
+        average = max(self._total / self._count, 1.0) if self._count else 1.0
+        lengths = self._lengths.view()[:size]
+        padded = np.zeros(size, dtype=np.int64)
+        padded[: len(lengths)] = lengths
+        norms = np.asarray(K1 * (1.0 - B + B * padded / average), dtype=np.float64)
+        return TextView(
+            vocabulary=self.vocabulary,
+            segments=tuple(self._segments),
+            found_in=self._found_in.view().copy(),
+            count=self._count,
+            norms=norms,
+            alive=alive,
+            kinds=kinds,
+            ids=ids,
+        )
+
+    def _merge(self, alive: npt.NDArray[np.bool_]) -> None:
+        segments = self._segments
+        while len(segments) >= 2 and segments[-1].size * 2 >= segments[-2].size:
+            segments[-2:] = [merge(segments[-2:], alive)]
+
+    def _terms(self, texts: Sequence[str]) -> tuple[Rows, Rows]:
+        """Every text's term ids, flattened, and the number of terms of each text."""
+        vocabulary = self.vocabulary
+        analyze = self._analyze
+        by_word: dict[str, tuple[int, ...]] = {}
+        flat: list[int] = []
+        lengths = np.zeros(len(texts), dtype=np.int64)
+        for index, text in enumerate(texts):
+            found = words(text)
+            # Only new words run Python code; mapping and flattening the rest stays in C.
+            for word in set(found).difference(by_word):
+                by_word[word] = tuple(
+                    vocabulary.setdefault(term, len(vocabulary)) for term in analyze(word)
+                )
+            before = len(flat)
+            flat.extend(chain.from_iterable(map(by_word.__getitem__, found)))
+            lengths[index] = len(flat) - before
+        return np.array(flat, dtype=np.int64), lengths
+
+
+@dataclass(frozen=True, slots=True)
+class TextView:
+    """The text index of one snapshot: shared segments, this version's statistics and mask."""
 
     vocabulary: dict[str, int]
-    offsets: npt.NDArray[np.int64]
-    rows: npt.NDArray[np.int64]
-    weights: npt.NDArray[np.float32]
-    idf: npt.NDArray[np.float32]
+    segments: tuple[Segment, ...]
+    found_in: npt.NDArray[np.int64]
     count: int
-
-    @classmethod
-    def build(cls, texts: Sequence[str]) -> TextIndex:
-        vocabulary: dict[str, int] = {}
-        term_ids, lengths = _term_ids(texts, vocabulary)
-        count = len(texts)
-        if not term_ids.size:
-            none = np.zeros(0, dtype=np.float32)
-            return cls({}, np.zeros(1, np.int64), np.zeros(0, np.int64), none, none, count)
-        rows = np.repeat(np.arange(count, dtype=np.int64), lengths)
-        pairs, frequency = np.unique(term_ids * count + rows, return_counts=True)
-        terms, rows = np.divmod(pairs, count)
-        offsets = np.concatenate(([0], np.cumsum(np.bincount(terms, minlength=len(vocabulary)))))
-        found_in = np.diff(offsets).astype(np.float64)
-        idf = np.log1p((count - found_in + 0.5) / (found_in + 0.5)).astype(np.float32)
-        norm = 1.0 - B + B * lengths[rows] / max(float(lengths.mean()), 1.0)
-        weights = (frequency * (K1 + 1.0) / (frequency + K1 * norm)).astype(np.float32)
-        return cls(vocabulary, offsets.astype(np.int64), rows, weights, idf, count)
-
-    def search(
-        self, query: str, k: int, allowed: npt.NDArray[np.bool_] | None = None
-    ) -> list[tuple[int, float]]:
-        """The ``k`` best rows for ``query`` as ``(row, score)``, best first; ties by row."""
-        known = [self.vocabulary[term] for term in query_terms(query) if term in self.vocabulary]
-        if not known or k <= 0:
-            return []
-        scores = np.zeros(self.count, dtype=np.float32)
-        for term in known:
-            start, end = self.offsets[term], self.offsets[term + 1]
-            # Rows are distinct within one posting list, so a fancy-indexed add is exact.
-            scores[self.rows[start:end]] += self.idf[term] * self.weights[start:end]
-        if allowed is not None:
-            scores[~allowed] = 0.0
-        matched = np.flatnonzero(scores > 0.0)
-        if matched.size > k:
-            matched = matched[np.argpartition(-scores[matched], k - 1)[:k]]
-        best = matched[np.lexsort((matched, -scores[matched]))]
-        return [(int(row), float(scores[row])) for row in best]
-
-
-@dataclass(frozen=True, slots=True)
-class ScopeText:
-    """The text index of one scope's chunks, with their ids and kinds."""
-
-    ids: tuple[str, ...]
+    norms: npt.NDArray[np.float64]
+    alive: npt.NDArray[np.bool_]
     kinds: npt.NDArray[np.uint8]
-    index: TextIndex
-
-    @classmethod
-    def build(cls, ids: Sequence[str], kinds: Sequence[HitType], texts: Sequence[str]) -> ScopeText:
-        codes = np.array([KIND_CODES[kind] for kind in kinds], dtype=np.uint8)
-        return cls(tuple(ids), codes, TextIndex.build(texts))
+    ids: Sequence[str]
 
     def search(self, query: str, k: int, kinds: frozenset[HitType]) -> list[tuple[str, float]]:
-        """The ``k`` best chunks as ``(chunk id, BM25 score)``, best first."""
-        allowed = None
+        """The ``k`` best chunks as ``(chunk id, BM25 score)``, best first; ties by chunk id."""
+        terms = [self.vocabulary.get(term) for term in query_terms(query)]
+        known = [
+            term
+            for term in terms
+            if term is not None and term < len(self.found_in) and self.found_in[term] > 0
+        ]
+        if not known or k <= 0:
+            return []
+        scores = np.zeros(len(self.alive), dtype=np.float32)
+        for term in known:
+            found_in = float(self.found_in[term])
+            idf = np.float32(np.log1p((self.count - found_in + 0.5) / (found_in + 0.5)))
+            for segment in self.segments:
+                postings = segment.postings(term)
+                if postings is None:
+                    continue
+                rows, frequency = postings
+                weights = (frequency * (K1 + 1.0) / (frequency + self.norms[rows])).astype(
+                    np.float32
+                )
+                # Rows are distinct within a posting list, so a fancy-indexed add is exact.
+                scores[rows] += idf * weights
+        allowed = self.alive
         if len(kinds) < len(KIND_CODES):
-            allowed = np.isin(self.kinds, [KIND_CODES[kind] for kind in kinds])
-        return [(self.ids[row], score) for row, score in self.index.search(query, k, allowed)]
-
-
-def _term_ids(
-    texts: Sequence[str], vocabulary: dict[str, int]
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Every text's term ids, flattened, and the number of terms of each text."""
-    analyze = WordTerms()
-    by_word: dict[str, tuple[int, ...]] = {}
-    flat: list[int] = []
-    lengths = np.zeros(len(texts), dtype=np.int64)
-    for index, text in enumerate(texts):
-        found = words(text)
-        # Only new words run Python code; mapping and flattening the rest stays in C.
-        for word in set(found).difference(by_word):
-            by_word[word] = tuple(
-                vocabulary.setdefault(term, len(vocabulary)) for term in analyze(word)
-            )
-        before = len(flat)
-        flat.extend(chain.from_iterable(map(by_word.__getitem__, found)))
-        lengths[index] = len(flat) - before
-    return np.array(flat, dtype=np.int64), lengths
+            allowed = allowed & np.isin(self.kinds, [KIND_CODES[kind] for kind in kinds])
+        scores[~allowed] = 0.0
+        matched = np.flatnonzero(scores > 0.0)
+        return best_first(scores[matched], matched, k, self.ids)

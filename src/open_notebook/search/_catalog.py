@@ -1,92 +1,64 @@
-"""What a hit shows besides its scores (text, parent, span, title), held per scope and stamp.
+"""What a hit shows besides its scores (text, parent, span, title), held with the snapshot.
 
 A search used to spend a second round trip on the ten hits' details (measured at 50k chunks:
 ~2.5 ms of ~7 ms end to end, mostly the SDK decoding record ids). The details are read with the
-vectors instead, in the load query that runs once per notebook version, so a search is one small
-round trip (the version stamp) plus in-process work. Titles are cached too: source titles and
-insight types never change, and a note's title change bumps the notebook's version.
-
-Rows are read as arrays, not objects: the SDK decodes each map key, and arrays of values decode
-~2x faster (the load of a 50k-chunk notebook is dominated by decoding).
+vectors instead, once per member and version, so a search is one small round trip (the version
+stamp) plus in-process work. Titles are kept too: source titles and insight types never change,
+and a note's title change moves the note's stamp, so it is read again with the note.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
 from open_notebook.search.types import HitScores, HitType, SearchHit
 
+if TYPE_CHECKING:
+    from open_notebook.search._rows import ChunkColumns
+
 KIND_CODES: Final = {HitType.SOURCE: 0, HitType.NOTE: 1, HitType.INSIGHT: 2}
-# Column order of CHUNK_COLUMNS; the vector is always the last column.
-CHUNK_COLUMNS: Final = "[id, kind, parent, source, text, char_start, char_end, heading_path"
-SOURCE_TITLES: Final = "SELECT VALUE [id, title] FROM {sources};"
-NOTE_TITLES: Final = "SELECT VALUE [id, title] FROM note{where};"
-INSIGHT_TITLES: Final = "SELECT VALUE [id, insight_type, source.title] FROM source_insight{where};"
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkDetails:
-    kind: HitType
-    parent_id: str
-    source_id: str | None
-    text: str
-    char_start: int
-    char_end: int
-    heading_path: tuple[str, ...]
+_KINDS: Final = {code: kind for kind, code in KIND_CODES.items()}
 
 
 @dataclass(frozen=True, slots=True)
 class Catalog:
-    """Chunk details and parent titles of one scope at one version stamp."""
+    """Chunk details (the scope's rows) and parent titles, as one snapshot sees them."""
 
-    details: Mapping[str, ChunkDetails] = field(default_factory=dict)
+    columns: ChunkColumns | None = None
     titles: Mapping[str, str] = field(default_factory=dict)
 
     def hit(self, chunk_id: str, scores: HitScores, rank: int) -> SearchHit | None:
-        found = self.details.get(chunk_id)
-        if found is None:
+        rows = self.columns
+        row = None if rows is None else rows.row_of.get(chunk_id)
+        if rows is None or row is None:
             return None
+        parent = rows.parents[row]
         return SearchHit(
             id=chunk_id,
-            kind=found.kind,
-            parent_id=found.parent_id,
-            source_id=found.source_id,
-            parent_title=self.titles.get(found.parent_id, ""),
-            text=found.text,
-            char_start=found.char_start,
-            char_end=found.char_end,
+            kind=_KINDS[int(rows.kinds.view()[row])],
+            parent_id=parent,
+            source_id=rows.sources[row],
+            parent_title=self.titles.get(parent, ""),
+            text=rows.texts[row],
+            char_start=rows.starts[row],
+            char_end=rows.ends[row],
             scores=scores,
             rank=rank,
-            heading_path=found.heading_path,
+            heading_path=rows.headings[row],
         )
 
 
-def details_of(row: Sequence[Any]) -> tuple[str, ChunkDetails]:
-    """One row of ``CHUNK_COLUMNS`` (extra trailing columns ignored)."""
-    chunk_id, kind, parent, source, text, start, end, headings = row[:8]
-    return str(chunk_id), ChunkDetails(
-        kind=HitType(kind),
-        parent_id=str(parent),
-        source_id=str(source) if source else None,
-        text=str(text),
-        char_start=int(start),
-        char_end=int(end),
-        heading_path=tuple(headings or ()),
-    )
-
-
 def titles_of(
-    sources: Iterable[Sequence[Any]],
-    notes: Iterable[Sequence[Any]],
-    insights: Iterable[Sequence[Any]],
+    sources: Iterable[tuple[str, str]],
+    notes: Iterable[tuple[str, str]],
+    insights: Iterable[tuple[str, str, str]],
 ) -> dict[str, str]:
     """Display titles by parent id; an insight is shown as "<source title> (<insight type>)"."""
-    titles = {str(row[0]): str(row[1] or "") for row in [*sources, *notes] if row}
-    for row in insights:
-        if row:
-            insight_id, insight_type, source_title = row
-            kind = str(insight_type or "insight")
-            titles[str(insight_id)] = f"{source_title} ({kind})" if source_title else kind
+    titles = dict(sources)
+    titles.update(notes)
+    for insight_id, insight_type, source_title in insights:
+        kind = insight_type or "insight"
+        titles[insight_id] = f"{source_title} ({kind})" if source_title else kind
     return titles

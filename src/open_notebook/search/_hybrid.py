@@ -1,8 +1,7 @@
 """The hybrid step of a search: weigh the two lists, fuse them, and apply feedback (``_fusion.py``).
 
-What it needs of a scope beyond the snapshot (the script sample of its text, the matrix row of each
-chunk for feedback) is computed once per snapshot and kept here, by the search service's
-:class:`HybridFusion`.
+What it needs of a scope beyond the snapshot (the script sample of its text) is computed once per
+snapshot and kept here, by the search service's :class:`HybridFusion`.
 """
 
 from __future__ import annotations
@@ -38,14 +37,11 @@ class ScopeEvidence:
     """What fusion knows of one scope at one snapshot."""
 
     letters: tuple[dict[Script, int], ...]
-    rows: dict[str, int]
 
     @classmethod
     def of(cls, snapshot: VectorSnapshot) -> ScopeEvidence:
-        texts = [one.text for one in snapshot.catalog.details.values()]
-        step = max(1, len(texts) // _SAMPLE_CHUNKS)
-        sample = tuple(script_letters(text[:_SAMPLE_CHARS]) for text in texts[::step])
-        return cls(sample, {chunk: row for row, chunk in enumerate(snapshot.ids)})
+        texts = snapshot.sample_texts(_SAMPLE_CHUNKS)
+        return cls(tuple(script_letters(text[:_SAMPLE_CHARS]) for text in texts))
 
 
 class HybridFusion:
@@ -97,7 +93,7 @@ class HybridFusion:
         fused = convex_fuse([vector_hits, text_hits], [weights.vector, weights.bm25])
         if not self.feedback or vector is None or weights.vector == 0.0:
             return fused, weights
-        rescored = _rescored(snapshot, evidence, vector, fused, [vector_hits, text_hits])
+        rescored = _rescored(snapshot, vector, fused, [vector_hits, text_hits])
         if rescored is None:
             return fused, weights
         fused = convex_fuse([rescored, text_hits], [weights.vector, weights.bm25])
@@ -124,7 +120,6 @@ class HybridFusion:
 
 def _rescored(
     snapshot: VectorSnapshot,
-    evidence: ScopeEvidence,
     vector: npt.NDArray[np.float32],
     fused: Scored,
     lists: Sequence[Scored],
@@ -134,13 +129,12 @@ def _rescored(
     Only the candidates are scored again (a few hundred dot products), not the whole notebook: a
     second full search would cost as much as the first (~2-3 ms at 50k chunks).
     """
-    top = [evidence.rows[chunk] for chunk, _ in fused[:FEEDBACK_HITS] if chunk in evidence.rows]
-    if not top:
+    _, top = snapshot.vector_rows([chunk for chunk, _ in fused[:FEEDBACK_HITS]])
+    if not top.size:
         return None
     moved = feedback_vector(vector, snapshot.matrix[top])
     candidates = list(dict.fromkeys(chunk for one in lists for chunk, _ in one))
-    known = [chunk for chunk in candidates if chunk in evidence.rows]
-    rows = np.fromiter((evidence.rows[chunk] for chunk in known), dtype=np.intp, count=len(known))
+    known, rows = snapshot.vector_rows(candidates)
     scores = np.einsum("ij,j->i", snapshot.matrix[rows], moved)
     order = np.lexsort((np.arange(len(known)), -scores))
     return [(known[index], float(scores[index])) for index in order]

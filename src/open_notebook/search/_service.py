@@ -20,7 +20,8 @@ from open_notebook.search._highlight import snippets, term_pattern
 from open_notebook.search._hits import RankedId, hits_from
 from open_notebook.search._hybrid import HybridFusion
 from open_notebook.search._query import PreparedQuery, prepare_query
-from open_notebook.search._vectors import SnapshotCache, VectorSnapshot
+from open_notebook.search._snapshots import SnapshotCache
+from open_notebook.search._vectors import VectorSnapshot
 from open_notebook.search.types import HitScores, HitType, SearchHit, SearchMode
 from open_notebook.store import Store
 
@@ -102,7 +103,7 @@ class SearchService:
             rrf_k=rrf_k,
             rrf_weights=weights,
         )
-        self.snapshots = SnapshotCache(store.db, exact_limit=exact_limit)
+        self.snapshots = SnapshotCache(store, exact_limit=exact_limit)
 
     async def search(
         self,

@@ -1,36 +1,31 @@
-"""In-process vector search over one notebook's chunks, with SurrealDB as the system of record.
+"""In-process vector search over one scope's chunks, with SurrealDB as the system of record.
 
 Why not the engine: measured on this machine (2 cores, 384-d), SurrealDB's HNSW answers in
 6-17 ms at 10-50k rows, builds at ~300 vectors/s, and a notebook filter on it costs ~300 ms;
 brute force in SurrealQL costs ~75 us per row (4 s at 50k). A notebook is the unit of search, so
 each notebook's vectors are held here as one float32 matrix:
 
-* up to ``exact_limit`` rows (8k): exact search, one dot product per row and ``argpartition``
-  (recall 1.0; ~0.5 ms at 10k);
+* up to ``exact_limit`` live vectors (8k): exact search, one dot product per row and a partial
+  sort (recall 1.0; ~0.5 ms at 10k);
 * above: a faiss 8-bit scalar-quantized flat index (one value range for all dimensions) scans a
-  quarter of the bytes, and its best ``max(10 * k, 200)`` candidates are re-scored exactly in
-  float32. Exact float32 at 200k rows reads 300 MB per query (25-60 ms here); SQ8 + re-rank
+  quarter of the bytes, and its best ``max(10 * k, 200)`` live candidates are re-scored exactly
+  in float32. Exact float32 at 200k rows reads 300 MB per query (25-60 ms here); SQ8 + re-rank
   measured recall@10 = 1.0 on random unit vectors at 50k and 200k (the hardest case: no cluster
   structure; faiss HNSW, M=32, reached only 0.62-0.88 at efSearch 128-512 there). A kind filter
   (``types``) uses the exact path, which is always correct.
 
-Loading: one query per notebook version reads each chunk's vector as little-endian float32 bytes
-(``chunk.embedding_f32``; the SDK decodes one bytes value per row ~15x faster than 384 CBOR
-floats) together with what a hit shows (``_catalog.py``), so a search needs no second round trip.
-Rows written without the bytes copy are read from the array (slow, correct).
-
-Invalidation: a snapshot is keyed by the notebook's ``version`` stamp, which the store bumps in the
-same transaction as every write that changes the notebook's searchable content. The caller reads
-the stamp on every query (one tiny statement, sent with the BM25 query) and a changed stamp means
-a reload, so another process writing to a shared server is never missed. A reload is a full reload
-of that notebook (known cost: seconds for very large notebooks after each write).
+Updates: the matrix and the quantized index only grow (rows of ``_rows.py``); a chunk that leaves
+is masked out of the snapshots that follow, and new chunks are appended (and quantized with the
+value range trained when the index was built). The index is trained when the live vectors first
+exceed ``exact_limit`` and dropped when they fall back to it, so a snapshot takes the same path as
+one loaded from scratch.
 """
 
 from __future__ import annotations
 
-import asyncio
 import importlib
-from collections import OrderedDict
+import math
+from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -38,58 +33,40 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from open_notebook.db import Database
-from open_notebook.db.connection import record
 from open_notebook.errors import EmbeddingModelMismatchError
-from open_notebook.search._bm25 import ScopeText
-from open_notebook.search._catalog import (
-    CHUNK_COLUMNS,
-    INSIGHT_TITLES,
-    KIND_CODES,
-    NOTE_TITLES,
-    SOURCE_TITLES,
-    Catalog,
-    details_of,
-    titles_of,
-)
+from open_notebook.search._catalog import KIND_CODES, Catalog
+from open_notebook.search._rows import Grow
+from open_notebook.search._top import best_first
 from open_notebook.search.types import HitType
+from open_notebook.store.scopes import Vector
 
 Vectors = npt.NDArray[np.float32]
-_NOTEBOOK_FILTER: Final = "(source IN $src OR notebook = $nb)"
-# Global scope: chunks staged under a placeholder parent (store/chunks.py) have neither field yet.
-_REACHABLE: Final = "(source != NONE OR notebook != NONE)"
-# One scan of the chunk table (each filtered scan costs the engine ~30 us per row): the vector
-# as bytes, else the legacy float array, then the model that made it.
-_LOAD: Final = f"""
-SELECT VALUE {CHUNK_COLUMNS}, embedding_f32,
-    IF embedding_f32 = NONE {{{{ embedding }}}} ELSE {{{{ NONE }}}}, model_id, dim]
-    FROM chunk WHERE {{where}};
-"""
-_NOTEBOOK_TITLES: Final = (
-    SOURCE_TITLES.format(sources="$src")
-    + NOTE_TITLES.format(where=" WHERE notebook = $nb")
-    + INSIGHT_TITLES.format(where=" WHERE source IN $src")
-)
-_ALL_TITLES: Final = (
-    SOURCE_TITLES.format(sources="source")
-    + NOTE_TITLES.format(where="")
-    + INSIGHT_TITLES.format(where="")
-)
+Model = tuple[str, int]
 _CANDIDATE_FACTOR: Final = 10
 _MIN_CANDIDATES: Final = 200
 
 
 @dataclass(frozen=True, slots=True)
 class VectorSnapshot:
-    """The vectors of one scope (a notebook, or every chunk) at one version stamp."""
+    """The vectors of one scope (a notebook, or every chunk) at one version stamp.
+
+    ``matrix``, ``kinds`` and ``ids`` cover rows ``0..count-1`` of the scope; ``searchable`` says
+    which of them are live and carry a vector of the matrix's dimension.
+    """
 
     stamp: Hashable
-    ids: tuple[str, ...]
+    ids: Sequence[str]
     kinds: npt.NDArray[np.uint8]
+    alive: npt.NDArray[np.bool_]
+    searchable: npt.NDArray[np.bool_]
     matrix: Vectors
-    models: frozenset[tuple[str, int]]
+    models: frozenset[Model]
     coarse: Any | None = None
     catalog: Catalog = field(default_factory=Catalog)
+
+    @property
+    def count(self) -> int:
+        return len(self.alive)
 
     def check_model(self, model_id: str, dim: int) -> None:
         """Refuse to compare vectors of different models.
@@ -106,116 +83,164 @@ class VectorSnapshot:
             )
 
     def search(self, query: Vectors, k: int, kinds: frozenset[HitType]) -> list[tuple[str, float]]:
-        """The ``k`` most similar chunks as ``(chunk id, cosine)``, best first."""
-        count = len(self.ids)
-        if count == 0 or k <= 0:
+        """The ``k`` most similar chunks as ``(chunk id, cosine)``, best first; ties by id."""
+        live = int(np.count_nonzero(self.searchable))
+        if live == 0 or k <= 0:
             return []
         query = np.ascontiguousarray(query, dtype=np.float32)
         if len(kinds) < len(KIND_CODES):
             codes = [KIND_CODES[kind] for kind in kinds]
-            candidates = np.flatnonzero(np.isin(self.kinds, codes))
-            return self._rerank(candidates, query, k)
-        if self.coarse is not None and k * _CANDIDATE_FACTOR < count:
-            wanted = max(k * _CANDIDATE_FACTOR, _MIN_CANDIDATES)
-            _, found = self.coarse.search(query[None, :], wanted)
-            return self._rerank(found[0][found[0] >= 0], query, k)
-        return self._top(_dot(self.matrix, query), np.arange(count), k)
+            wanted = self.searchable & np.isin(self.kinds, codes)
+            return self._rerank(np.flatnonzero(wanted), query, k)
+        if self.coarse is not None and k * _CANDIDATE_FACTOR < live:
+            return self._rerank(self._candidates(query, k, live), query, k)
+        return self.exact(query, k)
+
+    def exact(self, query: Vectors, k: int) -> list[tuple[str, float]]:
+        """The exact ``k`` best live chunks (what the quantized path must agree with)."""
+        rows = np.flatnonzero(self.searchable)
+        return best_first(_dot(self.matrix, query)[rows], rows, k, self.ids)
+
+    def vector_rows(self, chunk_ids: Sequence[str]) -> tuple[list[str], npt.NDArray[np.int64]]:
+        """The chunks of ``chunk_ids`` that have a vector here, and their matrix rows."""
+        row_of = self.catalog.columns.row_of if self.catalog.columns is not None else {}
+        found = [(one, row_of.get(one, -1)) for one in chunk_ids]
+        known = [(one, row) for one, row in found if 0 <= row < self.count and self.searchable[row]]
+        return [one for one, _ in known], np.array([row for _, row in known], dtype=np.int64)
+
+    def sample_texts(self, count: int) -> list[str]:
+        """Texts of up to ``count`` live chunks, picked by a hash of their ids.
+
+        The pick depends only on which chunks are live, not on the order they were loaded in,
+        so a snapshot kept up to date and one loaded from scratch sample the same texts.
+        """
+        columns = self.catalog.columns
+        if columns is None:
+            return []
+        live = np.flatnonzero(self.alive)
+        keys = columns.sample_keys.view(self.count)[live]
+        if len(live) > count:
+            picked = np.argpartition(keys, count - 1)[:count]
+            live, keys = live[picked], keys[picked]
+        return [columns.texts[row] for row in live[np.argsort(keys, kind="stable")].tolist()]
+
+    def _candidates(self, query: Vectors, k: int, live: int) -> npt.NDArray[np.int64]:
+        coarse: Any = self.coarse
+        wanted = max(k * _CANDIDATE_FACTOR, _MIN_CANDIDATES)
+        total = int(coarse.ntotal)
+        # The index also holds rows that left, and rows appended after this snapshot.
+        fetch = min(total, math.ceil(wanted * total / live))
+        _, found = coarse.search(query[None, :], fetch)
+        rows: npt.NDArray[np.int64] = found[0]
+        rows = rows[(rows >= 0) & (rows < self.count)]
+        return rows[self.searchable[rows]][:wanted]
 
     def _rerank(
-        self, rows: npt.NDArray[np.intp], query: Vectors, k: int
+        self, rows: npt.NDArray[np.int64], query: Vectors, k: int
     ) -> list[tuple[str, float]]:
         if rows.size == 0:
             return []
-        return self._top(_dot(self.matrix[rows], query), rows, k)
-
-    def _top(
-        self, scores: npt.NDArray[np.float32], rows: npt.NDArray[np.intp], k: int
-    ) -> list[tuple[str, float]]:
-        part = np.argpartition(-scores, k - 1)[:k] if k < scores.size else np.arange(scores.size)
-        # Ties broken by row order so results are deterministic.
-        best = part[np.lexsort((rows[part], -scores[part]))]
-        return [(self.ids[int(rows[i])], float(scores[i])) for i in best]
+        return best_first(_dot(self.matrix[rows], query), rows, k, self.ids)
 
 
-class SnapshotCache:
-    """Search snapshots per scope (vectors, hit details, BM25), reloaded when the stamp changes."""
+class VectorIndex:
+    """The growing matrix of a scope, which models made its live vectors, and the coarse index."""
 
-    def __init__(self, db: Database, *, exact_limit: int = 8_192, max_scopes: int = 8) -> None:
-        self._db = db
+    def __init__(self, exact_limit: int) -> None:
         self._exact_limit = exact_limit
-        self._max_scopes = max_scopes
-        self._snapshots: OrderedDict[str | None, VectorSnapshot] = OrderedDict()
-        self._texts: dict[str | None, tuple[VectorSnapshot, ScopeText]] = {}
-        self._locks: dict[str | None, asyncio.Lock] = {}
+        self._matrix: Grow[np.float32] | None = None
+        self._has: Grow[np.bool_] = Grow(np.bool_)
+        self._model_of: Grow[np.int32] = Grow(np.int32)
+        self._codes: dict[Model, int] = {}
+        self._live: Counter[int] = Counter()
+        self._coarse: Any | None = None
 
-    async def snapshot(self, notebook_id: str | None, stamp: Hashable) -> VectorSnapshot:
-        """The snapshot of a notebook (``None``: every chunk) at ``stamp``, loading on change."""
-        lock = self._locks.setdefault(notebook_id, asyncio.Lock())
-        async with lock:
-            cached = self._snapshots.get(notebook_id)
-            if cached is None or cached.stamp != stamp:
-                cached = await self._load(notebook_id, stamp)
-                self._snapshots[notebook_id] = cached
-            self._snapshots.move_to_end(notebook_id)
-            while len(self._snapshots) > self._max_scopes:
-                evicted, _ = self._snapshots.popitem(last=False)
-                self._texts.pop(evicted, None)
-            return cached
+    def extend(self, vectors: Sequence[Vector | None], models: Sequence[Model | None]) -> None:
+        """Append one row per chunk (a zero row where it has no vector of the matrix's size)."""
+        if self._matrix is None:
+            dim = next((_size(one) for one in vectors if one is not None), 0)
+            if dim:
+                capacity = (len(vectors) + self._has.size) * 9 // 8
+                self._matrix = Grow(np.float32, dim, capacity=capacity)
+                self._matrix.resize(self._has.size)
+        dim = self._matrix.view().shape[1] if self._matrix is not None else 0
+        block, usable, codes = self._rows(vectors, models, dim)
+        if self._matrix is not None:
+            self._matrix.extend(block)
+            if self._coarse is not None:
+                self._coarse.add(block)
+        self._has.extend(usable)
+        self._model_of.extend(codes)
+        self._live.update(codes[codes >= 0].tolist())
 
-    def text(self, notebook_id: str | None, snapshot: VectorSnapshot) -> ScopeText:
-        """The BM25 index of a snapshot, built on first use (vector-only use never pays it)."""
-        built = self._texts.get(notebook_id)
-        if built is None or built[0] is not snapshot:
-            details = snapshot.catalog.details
-            text = ScopeText.build(
-                list(details),
-                [one.kind for one in details.values()],
-                [one.text for one in details.values()],
-            )
-            built = (snapshot, text)
-            self._texts[notebook_id] = built
-        return built[1]
+    def _rows(
+        self, vectors: Sequence[Vector | None], models: Sequence[Model | None], dim: int
+    ) -> tuple[Vectors, npt.NDArray[np.bool_], npt.NDArray[np.int32]]:
+        """The rows' block, which rows are usable, and each row's model code (-1: none)."""
+        codes = np.full(len(vectors), -1, dtype=np.int32)
+        if dim and all(type(one) is bytes and len(one) == 4 * dim for one in vectors):
+            # Every vector as bytes of the matrix's size (what ingest writes): one decode.
+            flat = np.frombuffer(b"".join(vectors), dtype="<f4")  # type: ignore[arg-type]
+            for row, model in enumerate(models):
+                if model is not None:
+                    codes[row] = self._code((model[0], dim))
+            return flat.reshape(len(vectors), dim), np.ones(len(vectors), dtype=bool), codes
+        block = np.zeros((len(vectors), max(dim, 1)), dtype=np.float32)
+        usable = np.zeros(len(vectors), dtype=bool)
+        for row, (vector, model) in enumerate(zip(vectors, models, strict=True)):
+            found = _values(vector)
+            if found is not None and found.size == dim:
+                block[row] = found
+                usable[row] = True
+            if model is not None:
+                # A vector of another size than its model claims is reported as that size.
+                size = model[1] if found is None else found.size
+                codes[row] = self._code((model[0], size))
+        return block, usable, codes
 
-    def latest(self, notebook_id: str | None) -> VectorSnapshot | None:
-        """The snapshot loaded last for a scope, whatever its stamp (it may be stale)."""
-        return self._snapshots.get(notebook_id)
+    def _code(self, model: Model) -> int:
+        return self._codes.setdefault(model, len(self._codes))
 
-    def cached_stamp(self, notebook_id: str | None) -> Hashable | None:
-        found = self.latest(notebook_id)
-        return None if found is None else found.stamp
+    def remove(self, rows: Sequence[int]) -> None:
+        """Rows that left: their models no longer count (the caller masks them out)."""
+        codes = self._model_of.view()[np.asarray(rows, dtype=np.int64)]
+        self._live.subtract(codes[codes >= 0].tolist())
 
-    async def _load(self, notebook_id: str | None, stamp: Hashable) -> VectorSnapshot:
-        if notebook_id is None:
-            results = await self._db.query(_LOAD.format(where=_REACHABLE) + _ALL_TITLES)
-        else:
-            results = await self._db.query(
-                "LET $src = SELECT VALUE in FROM reference WHERE out = $nb;"
-                + _LOAD.format(where=_NOTEBOOK_FILTER)
-                + _NOTEBOOK_TITLES,
-                {"nb": record(notebook_id, "notebook")},
-            )
-        rows, sources, notes, insights = results[-4:]
-        vectors, found, parsed, unembedded = [], set(), [], []
-        for row in rows or []:
-            vector = row[8] if row[8] is not None else row[9]
-            if vector is None:
-                unembedded.append(details_of(row))
-                continue
-            vectors.append(vector)
-            parsed.append(details_of(row))
-            if row[10] is not None:
-                found.add((str(row[10]), int(row[11])))
-        models = frozenset(found)
-        # Vectors are the first rows of the catalog; chunks without a vector are found by text.
-        catalog_rows = parsed + unembedded
-        ids = tuple(chunk_id for chunk_id, _ in parsed)
-        kinds = np.array([KIND_CODES[one.kind] for _, one in parsed], dtype=np.uint8)
-        matrix = _stack(vectors, models)
-        if matrix.shape[0] != len(ids):  # mixed dimensions: check_model refuses before search
-            ids, kinds = (), kinds[:0]
-        coarse = _coarse_index(matrix) if len(ids) > self._exact_limit else None
-        catalog = Catalog(dict(catalog_rows), titles_of(sources or [], notes or [], insights or []))
-        return VectorSnapshot(stamp, ids, kinds, matrix, models, coarse, catalog)
+    def view(
+        self, alive: npt.NDArray[np.bool_]
+    ) -> tuple[Vectors, npt.NDArray[np.bool_], Any, frozenset[Model]]:
+        """Matrix, searchable mask, coarse index and models for a snapshot with this mask."""
+        count = len(alive)
+        searchable = alive & self._has.view(count)
+        self._update_coarse(int(np.count_nonzero(searchable)), searchable)
+        matrix = (
+            self._matrix.view(count)
+            if self._matrix is not None
+            else np.zeros((count, 1), dtype=np.float32)
+        )
+        names = {code: model for model, code in self._codes.items()}
+        models = frozenset(names[code] for code, left in self._live.items() if left > 0)
+        return matrix, searchable, self._coarse, models
+
+    def _update_coarse(self, live: int, searchable: npt.NDArray[np.bool_]) -> None:
+        if live <= self._exact_limit:
+            self._coarse = None
+        elif self._coarse is None and self._matrix is not None:
+            matrix = self._matrix.view(len(searchable))
+            training = matrix if bool(searchable.all()) else matrix[searchable]
+            self._coarse = _coarse_index(training, matrix)
+
+
+def _size(vector: Vector) -> int:
+    return len(vector) // 4 if isinstance(vector, bytes) else len(vector)
+
+
+def _values(vector: Vector | None) -> Vectors | None:
+    if vector is None:
+        return None
+    if isinstance(vector, bytes):
+        return np.frombuffer(vector, dtype="<f4")
+    return np.asarray(vector, dtype=np.float32)
 
 
 def _dot(matrix: Vectors, query: Vectors) -> npt.NDArray[np.float32]:
@@ -223,37 +248,14 @@ def _dot(matrix: Vectors, query: Vectors) -> npt.NDArray[np.float32]:
 
     Not ``matrix @ query``: multi-threaded BLAS must wake its sleeping threads after each database
     round trip, which cost ~8 ms per query on 2 loaded cores (2k rows; 0.1 ms when back to back).
+    A row's product does not depend on the other rows (so a masked snapshot scores a chunk
+    exactly like a compact one).
     """
     scores: npt.NDArray[np.float32] = np.einsum("ij,j->i", matrix, query)
     return scores
 
 
-def _stack(values: Sequence[bytes | list[float]], models: frozenset[tuple[str, int]]) -> Vectors:
-    dims = {dim for _, dim in models}
-    if not values or len(dims) > 1:
-        return np.zeros((0, next(iter(dims), 1)), dtype=np.float32)
-    first = values[0]
-    dim = dims.pop() if dims else (len(first) // 4 if isinstance(first, bytes) else len(first))
-    if all(isinstance(value, bytes) for value in values):
-        flat = np.frombuffer(b"".join(values), dtype="<f4")  # type: ignore[arg-type]
-    else:
-        flat = np.concatenate(
-            [
-                np.frombuffer(value, dtype="<f4")
-                if isinstance(value, bytes)
-                else np.asarray(value, dtype=np.float32)
-                for value in values
-            ]
-        )
-    if flat.size != dim * len(values):
-        raise EmbeddingModelMismatchError(
-            f"stored vectors do not all have {dim} values; "
-            "run `open-notebook rebuild-embeddings` to re-embed them"
-        )
-    return np.ascontiguousarray(flat.reshape(len(values), dim), dtype=np.float32)
-
-
-def _coarse_index(matrix: Vectors) -> Any:
+def _coarse_index(training: Vectors, rows: Vectors) -> Any:
     # Imported here: faiss is only needed for large notebooks and costs ~0.3 s to import.
     faiss: Any = importlib.import_module("faiss")
     # One query scans one vector block: faiss's OpenMP threads only add spin-waiting on 2 shared
@@ -263,8 +265,9 @@ def _coarse_index(matrix: Vectors) -> Any:
     # ranges (50k x 384, 1 thread: 2.0 vs 2.7 ms per query) and recall@10 stayed 1.0 after the
     # exact re-ranking (random unit vectors, 100 queries).
     index = faiss.IndexScalarQuantizer(
-        matrix.shape[1], faiss.ScalarQuantizer.QT_8bit_uniform, faiss.METRIC_INNER_PRODUCT
+        rows.shape[1], faiss.ScalarQuantizer.QT_8bit_uniform, faiss.METRIC_INNER_PRODUCT
     )
-    index.train(matrix)
-    index.add(matrix)
+    index.train(training)
+    # Every row, live or not, so the index's ids are the scope's rows.
+    index.add(rows)
     return index

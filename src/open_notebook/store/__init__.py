@@ -9,6 +9,7 @@ from open_notebook.db import Database
 from open_notebook.store.chunks import ChunkRepository, ChunkRow
 from open_notebook.store.notebooks import NotebookRepository
 from open_notebook.store.notes import NoteRepository
+from open_notebook.store.scopes import ScopeRepository
 from open_notebook.store.sources import SourceRepository
 
 
@@ -21,7 +22,8 @@ class Store:
         self.sources = SourceRepository(db)
         self.notes = NoteRepository(db)
         self.chunks = ChunkRepository(db)
-        for repository in (self.notebooks, self.sources, self.notes, self.chunks):
+        self.scopes = ScopeRepository(db)
+        for repository in (self.notebooks, self.sources, self.notes, self.chunks, self.scopes):
             repository.store = self
 
     async def close(self) -> None:

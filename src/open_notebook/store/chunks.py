@@ -85,6 +85,8 @@ LET $sources = array::distinct(array::flatten([(
 LET $nbs = array::distinct(array::concat(
     (SELECT VALUE out FROM reference WHERE in IN $sources),
     (SELECT VALUE notebook FROM chunk WHERE parent IN $parents AND notebook != NONE)));
+UPDATE array::concat($sources, array::filter($parents, |$p| record::tb($p) == 'note'))
+    SET chunks_stamp = fn::next_version(chunks_stamp ?? 0) RETURN NONE;
 UPDATE $nbs SET version = fn::next_version(version);
 """
 

@@ -108,7 +108,8 @@ class NoteRepository(Repository):
             "IF $documents != NONE {"
             " DELETE chunk WHERE parent = $n; INSERT INTO chunk $documents RETURN NONE; };"
             "UPDATE $nb SET version = fn::next_version(version);"
-            "UPDATE $n MERGE object::extend($changes, { updated: time::now() }) RETURN AFTER;",
+            "UPDATE $n MERGE object::extend($changes, { updated: time::now(),"
+            " chunks_stamp: fn::next_version($n.chunks_stamp ?? 0) }) RETURN AFTER;",
             {
                 "n": record(note.id),
                 "nb": record(note.notebook),

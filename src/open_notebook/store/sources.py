@@ -226,7 +226,8 @@ class SourceRepository(Repository):
             " SET source = $s, insight_type = $kind, content = $content,"
             " text_tokens = $stats.text_tokens, text_chars = $stats.text_chars);"
             "INSERT INTO chunk $chunks RETURN NONE;"
-            "UPDATE $s SET insights_stamp = fn::next_version(insights_stamp ?? 0);"
+            "UPDATE $s SET insights_stamp = fn::next_version(insights_stamp ?? 0),"
+            " chunks_stamp = fn::next_version(chunks_stamp ?? 0);"
             "UPDATE (SELECT VALUE out FROM reference WHERE in = $s)"
             " SET version = fn::next_version(version);"
             "RETURN $created;",
@@ -248,7 +249,8 @@ class SourceRepository(Repository):
         insight = next(iter(found.values()))
         await self.db.transaction(
             "DELETE chunk WHERE parent = $i; DELETE $i;"
-            "UPDATE $s SET insights_stamp = fn::next_version(insights_stamp ?? 0);"
+            "UPDATE $s SET insights_stamp = fn::next_version(insights_stamp ?? 0),"
+            " chunks_stamp = fn::next_version(chunks_stamp ?? 0);"
             "UPDATE (SELECT VALUE out FROM reference WHERE in = $s)"
             " SET version = fn::next_version(version);",
             {"i": record(insight.id), "s": record(insight.source)},

@@ -1,0 +1,96 @@
+"""The rows of a scope's snapshots: append-only columns shared by every snapshot of the scope.
+
+A chunk gets a row when it is loaded and keeps it until the scope is loaded again from scratch; a
+chunk that leaves (deleted, re-embedded, its source unlinked) only stops being alive. Rows are never
+rewritten, so a snapshot taken earlier keeps reading its first ``count`` rows while later rows are
+appended behind them: a write to a large notebook costs the rows it changed, not a copy of the
+notebook.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Generic, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from open_notebook.search._catalog import KIND_CODES
+from open_notebook.search.types import HitType
+from open_notebook.store.scopes import ScopeChunks
+
+T = TypeVar("T", bound=np.generic)
+
+
+class Grow(Generic[T]):
+    """A numpy array that grows at the end; views of earlier lengths stay valid.
+
+    A full buffer is replaced by a larger copy (amortized), never resized in place, so a view
+    handed out before keeps the old buffer alive and unchanged.
+    """
+
+    def __init__(self, dtype: type[T], width: int = 0, capacity: int = 0) -> None:
+        self._shape: tuple[int, ...] = (width,) if width else ()
+        self._buffer: npt.NDArray[T] = np.zeros((capacity, *self._shape), dtype=dtype)
+        self.size = 0
+
+    def extend(self, values: npt.ArrayLike) -> None:
+        block = np.asarray(values, dtype=self._buffer.dtype).reshape(-1, *self._shape)
+        self.reserve(self.size + len(block))
+        self._buffer[self.size : self.size + len(block)] = block
+        self.size += len(block)
+
+    def reserve(self, wanted: int) -> None:
+        if wanted <= len(self._buffer):
+            return
+        larger = np.zeros(
+            (max(wanted, len(self._buffer) * 3 // 2, 1024), *self._shape), dtype=self._buffer.dtype
+        )
+        larger[: self.size] = self._buffer[: self.size]
+        self._buffer = larger
+
+    def resize(self, size: int) -> None:
+        """Grow to ``size`` values; the new ones are zero (a buffer is never shrunk)."""
+        self.reserve(size)
+        self.size = max(self.size, size)
+
+    def view(self, count: int | None = None) -> npt.NDArray[T]:
+        """The first ``count`` values (default: all); later appends do not change it."""
+        return self._buffer[: self.size if count is None else count]
+
+
+class ChunkColumns:
+    """What each row's chunk is: id, kind, parent, text, span; appended, never rewritten."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.parents: list[str] = []
+        self.sources: list[str | None] = []
+        self.texts: list[str] = []
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.headings: list[tuple[str, ...]] = []
+        self.ords: list[int] = []
+        self.kinds: Grow[np.uint8] = Grow(np.uint8)
+        # A stable hash of each id: samples picked by it do not depend on load order.
+        self.sample_keys: Grow[np.uint32] = Grow(np.uint32)
+        self.row_of: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def extend(self, chunks: ScopeChunks) -> range:
+        """Append the chunks; return their rows."""
+        first = len(self.ids)
+        self.ids.extend(chunks.ids)
+        self.parents.extend(chunks.parents)
+        self.sources.extend(chunks.sources)
+        self.texts.extend(chunks.texts)
+        self.starts.extend(chunks.starts)
+        self.ends.extend(chunks.ends)
+        self.headings.extend(chunks.headings)
+        self.ords.extend(chunks.ords)
+        self.kinds.extend([KIND_CODES[HitType(kind)] for kind in chunks.kinds])
+        self.sample_keys.extend([zlib.crc32(one.encode()) for one in chunks.ids])
+        self.row_of.update(zip(chunks.ids, range(first, first + len(chunks)), strict=True))
+        return range(first, len(self.ids))

@@ -1,0 +1,152 @@
+"""What a search snapshot reads: a scope's members with their change stamps, and their chunks.
+
+A scope is one notebook (its sources, through ``reference`` edges, and its notes) or every source
+and note (``None``). Its members are sources and notes: a source's chunks and its insights'
+chunks all carry the source in ``chunk.source``, so the chunks of some members are one query on
+the ``chunk_source`` and ``chunk_parent`` indexes, whatever the scope's size.
+
+A member's stamp changes in the same transaction as every write that replaces chunks rooted at
+it (``chunks_stamp``, migration 0009; ``insights_stamp`` and a note's ``updated`` are part of it
+too, so writers that predate 0009 are not missed). A member that joins or leaves is seen by its
+presence. A source being staged by ``add`` has chunks but no source record and no edge yet, so
+it is no member of any scope until the transaction that creates it commits.
+
+Rows are read as arrays, not objects: the SDK decodes each map key, and arrays of values decode
+~2x faster (loading a 50k-chunk notebook is dominated by decoding).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from open_notebook.db.connection import record, records
+from open_notebook.store._base import Repository
+
+_NOTEBOOK_MEMBERS: Final = """
+LET $src = SELECT VALUE in FROM reference WHERE out = $nb;
+SELECT VALUE [id, chunks_stamp, insights_stamp] FROM $src;
+SELECT VALUE [id, chunks_stamp, updated] FROM note WHERE notebook = $nb;
+"""
+_ALL_MEMBERS: Final = """
+SELECT VALUE [id, chunks_stamp, insights_stamp] FROM source;
+SELECT VALUE [id, chunks_stamp, updated] FROM note;
+"""
+# The vector as little-endian float32 bytes (the SDK decodes one bytes value per row ~15x faster
+# than 384 CBOR floats), else the legacy float array; then the model that made it.
+_CHUNKS: Final = """
+SELECT VALUE [id, kind, parent, source, text, char_start, char_end, heading_path, ord,
+    embedding_f32, IF embedding_f32 = NONE { embedding } ELSE { NONE }, model_id, dim]
+    FROM chunk WHERE source IN $sources OR parent IN $notes;
+SELECT VALUE [id, title] FROM $sources;
+SELECT VALUE [id, title] FROM $notes;
+SELECT VALUE [id, insight_type, source.title] FROM source_insight WHERE source IN $sources;
+"""
+
+Vector = bytes | list[float]
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeMembers:
+    """The sources and notes of a scope, each with its change stamp."""
+
+    sources: dict[str, Hashable]
+    notes: dict[str, Hashable]
+
+    def stamps(self) -> dict[str, Hashable]:
+        return {**self.sources, **self.notes}
+
+
+@dataclass(slots=True)
+class ScopeChunks:
+    """The chunks of some members as columns (one entry per chunk), and their parents' titles.
+
+    ``roots`` is the member each chunk belongs to: its source, or its note.
+    """
+
+    ids: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+    parents: list[str] = field(default_factory=list)
+    sources: list[str | None] = field(default_factory=list)
+    roots: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)
+    headings: list[tuple[str, ...]] = field(default_factory=list)
+    ords: list[int] = field(default_factory=list)
+    vectors: list[Vector | None] = field(default_factory=list)
+    models: list[tuple[str, int] | None] = field(default_factory=list)
+    source_titles: list[tuple[str, str]] = field(default_factory=list)
+    note_titles: list[tuple[str, str]] = field(default_factory=list)
+    # (insight id, insight type, source title)
+    insight_titles: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+class ScopeRepository(Repository):
+    """Reads behind the search snapshots (``open_notebook.search``)."""
+
+    async def members(self, notebook_id: str | None) -> ScopeMembers:
+        """The members of a notebook (``None``: every source and note) with their stamps."""
+        if notebook_id is None:
+            results = await self.db.query(_ALL_MEMBERS)
+        else:
+            results = await self.db.query(
+                _NOTEBOOK_MEMBERS, {"nb": record(notebook_id, "notebook")}
+            )
+        sources, notes = results[-2:]
+        return ScopeMembers(_stamps(sources), _stamps(notes))
+
+    async def chunks(self, source_ids: Sequence[str], note_ids: Sequence[str]) -> ScopeChunks:
+        """Every chunk of these sources (with their insights') and notes, in one round trip."""
+        found = ScopeChunks()
+        if not source_ids and not note_ids:
+            return found
+        rows, sources, notes, insights = (
+            await self.db.query(
+                _CHUNKS, {"sources": records(source_ids), "notes": records(note_ids)}
+            )
+        )[-4:]
+        for row in rows or []:
+            _append(found, row)
+        found.source_titles = [(str(one[0]), str(one[1] or "")) for one in sources or [] if one]
+        found.note_titles = [(str(one[0]), str(one[1] or "")) for one in notes or [] if one]
+        found.insight_titles = [
+            (str(one[0]), str(one[1] or ""), str(one[2] or "")) for one in insights or [] if one
+        ]
+        return found
+
+
+def _stamps(rows: Any) -> dict[str, Hashable]:
+    return {str(row[0]): (row[1], row[2]) for row in rows or [] if row}
+
+
+def _append(found: ScopeChunks, row: Sequence[Any]) -> None:
+    chunk_id, kind, parent, source, text, start, end, headings, order = row[:9]
+    as_bytes, as_array, model_id, dim = row[9:13]
+    found.ids.append(str(chunk_id))
+    found.kinds.append(str(kind))
+    found.parents.append(str(parent))
+    found.sources.append(str(source) if source else None)
+    found.roots.append(str(source) if source else str(parent))
+    found.texts.append(str(text))
+    found.starts.append(int(start))
+    found.ends.append(int(end))
+    found.headings.append(tuple(headings or ()))
+    found.ords.append(int(order or 0))
+    vector = as_bytes if as_bytes is not None else as_array
+    found.vectors.append(vector)
+    if model_id is None:
+        found.models.append(None)
+    else:
+        size = dim if dim is not None else _size(vector)
+        found.models.append((str(model_id), int(size)))
+
+
+def _size(vector: Vector | None) -> int:
+    if vector is None:
+        return 0
+    return len(vector) // 4 if isinstance(vector, bytes) else len(vector)
