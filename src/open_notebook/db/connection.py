@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import secrets
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -63,6 +64,9 @@ class Database:
         self._client = client
         self.url = url
         self.embedded = url.startswith(_EMBEDDED_SCHEMES)
+        # Marks what this connection leaves half-done (staging runs): another connection's is
+        # stale once its process is gone.
+        self.session = secrets.token_hex(8)
         self._closed = False
 
     async def query(self, sql: str, variables: Mapping[str, Any] | None = None) -> list[Any]:

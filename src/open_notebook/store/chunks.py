@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from surrealdb import RecordID
 
 from open_notebook.db.connection import record, records
 from open_notebook.domain.models import Chunk
@@ -74,6 +75,9 @@ STAGE_ABOVE_CHUNKS = 64
 _STAGE_BATCH = 25
 
 _SWAP = """
+IF count(SELECT id FROM chunk WHERE parent IN $shadows) != $staged {
+    THROW "staged chunks of " + <string> $parents + " are incomplete";
+};
 DELETE chunk WHERE parent IN $parents;
 INSERT INTO chunk $documents RETURN NONE;
 FOR $move IN $moves {
@@ -88,6 +92,17 @@ LET $nbs = array::distinct(array::concat(
 UPDATE array::concat($sources, array::filter($parents, |$p| record::tb($p) == 'note'))
     SET chunks_stamp = fn::next_version(chunks_stamp ?? 0) RETURN NONE;
 UPDATE $nbs SET version = fn::next_version(version);
+IF $run != NONE { DELETE $run; };
+"""
+# Staging runs of other processes: an embedded database has one process, so any other owner's run
+# was killed; a server's run older than an hour is taken as dead (0010_staging.surql).
+_SWEEP = """
+LET $stale = SELECT VALUE id FROM staging
+    WHERE owner != $owner AND ($embedded OR created < time::now() - 1h);
+IF array::len($stale) > 0 {
+    DELETE chunk WHERE parent IN array::flatten((SELECT VALUE parents FROM $stale));
+    DELETE $stale;
+};
 """
 
 
@@ -158,24 +173,59 @@ class ChunkRepository(Repository):
             return
         documents = [doc for docs in documents_by_parent.values() for doc in docs]
         staged, moves = _staging_plan(documents_by_parent, len(documents) > STAGE_ABOVE_CHUNKS)
+        shadows = [move["shadow"] for move in moves]
+        run = await self.stage(shadows, staged) if staged else None
         try:
-            await self.insert_in_batches(staged)
             await self.db.transaction(
                 _SWAP,
                 {
                     "parents": records(parents),
                     "documents": [] if staged else documents,
                     "moves": moves,
+                    "shadows": shadows,
+                    "staged": len(staged),
+                    "run": run,
                 },
             )
         except BaseException:
-            if moves:
-                shadows = [move["shadow"] for move in moves]
-                await self.db.query("DELETE chunk WHERE parent IN $s", {"s": shadows})
+            if run is not None:
+                await self.unstage(run, shadows)
             raise
 
+    async def stage(
+        self, parents: Sequence[RecordID], documents: Sequence[dict[str, Any]]
+    ) -> RecordID:
+        """Insert chunk documents (under ``parents``) ahead of the transaction that shows them.
+
+        The run is recorded first, so rows a killed process leaves behind are found and deleted
+        by the next run (after the stale runs of others are cleared). The transaction that shows
+        the rows deletes ``DELETE $run``; a failure calls :meth:`unstage`.
+        """
+        await self.db.transaction(_SWEEP, {"owner": self.db.session, "embedded": self.db.embedded})
+        run = RecordID("staging", new_id("staging").split(":", 1)[1])
+        await self.db.query(
+            "CREATE $run SET parents = $parents, owner = $owner RETURN NONE",
+            {"run": run, "parents": list(parents), "owner": self.db.session},
+        )
+        try:
+            await self.insert_in_batches(documents)
+        except BaseException:
+            await self.unstage(run, parents)
+            raise
+        return run
+
+    async def unstage(self, run: RecordID, parents: Sequence[RecordID]) -> None:
+        """Delete a staging run's rows and its record (the write it was for failed)."""
+        await self.db.transaction(
+            "DELETE chunk WHERE parent IN $parents; DELETE $run;",
+            {"run": run, "parents": list(parents)},
+        )
+
     async def insert_in_batches(self, documents: Sequence[dict[str, Any]]) -> None:
-        """Insert chunk documents in small transactions of their own (see STAGE_ABOVE_CHUNKS)."""
+        """Insert chunk documents in small transactions of their own (see STAGE_ABOVE_CHUNKS).
+
+        Rows that no scope reaches yet go through :meth:`stage`, so a crash leaves none behind.
+        """
         # Sequential on purpose: the point is many small transactions, one after the other.
         for start in range(0, len(documents), _STAGE_BATCH):
             batch = list(documents[start : start + _STAGE_BATCH])

@@ -28,6 +28,7 @@ IF $staged AND count(SELECT id FROM chunk WHERE parent IN $ids) != $expected {
     THROW "staged chunks of " + <string> $ids + " are incomplete";
 };
 UPDATE $notebooks SET version = fn::next_version(version), updated = time::now();
+IF $run != NONE { DELETE $run; };
 RETURN SELECT id, created, updated FROM $ids;
 """
 
@@ -168,12 +169,12 @@ class SourceRepository(Repository):
             "staged": bool(staged),
             "expected": len(documents),
         }
+        run = await self.store.chunks.stage(records(ids), staged) if staged else None
         try:
-            await self.store.chunks.insert_in_batches(staged)
-            rows = await self.db.transaction(_CREATE_SOURCES, variables)
+            rows = await self.db.transaction(_CREATE_SOURCES, {**variables, "run": run})
         except BaseException:
-            if staged:
-                await self.db.query("DELETE chunk WHERE parent IN $ids", {"ids": records(ids)})
+            if run is not None:
+                await self.store.chunks.unstage(run, records(ids))
             raise
         # Only what the engine set is read back: decoding the fields just sent costs time.
         stamps = {row["id"]: row for row in rows or []}
