@@ -55,7 +55,23 @@ class IngestReport:
 
 @contextmanager
 def progress_bar(state: CliState, label: str) -> Iterator[Callable[[IngestProgress], None]]:
-    """A Rich progress bar on stderr, driven by the library's progress callback."""
+    """A Rich progress bar on stderr, driven by the library's progress callback.
+
+    When stderr is not a terminal (a log file, a pipe) there is no bar to redraw: each item
+    gets a line as it is stored, so a log shows how far a run got.
+    """
+    if not state.err.is_terminal:
+
+        def line(event: IngestProgress) -> None:
+            if event.item:
+                state.err.print(
+                    f"{event.phase} {event.done}/{event.total} {event.item}",
+                    highlight=False,
+                    markup=False,
+                )
+
+        yield line
+        return
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
