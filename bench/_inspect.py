@@ -17,6 +17,7 @@ from open_notebook.config import Settings
 from open_notebook.db import open_database
 from open_notebook.embeddings import Embedder
 from open_notebook.errors import DatabaseLockedError
+from open_notebook.ingest._embed import ChunkEmbedder
 from open_notebook.search import SearchMode, SearchService
 from open_notebook.store import Store
 from open_notebook.utils.context_builder import build_query_context
@@ -183,3 +184,43 @@ async def _probe(
         found,
         in_context,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """Sources and notes written through the API, each whole or not, and rows left behind."""
+
+    opened: bool
+    whole: frozenset[str] = frozenset()
+    broken: frozenset[str] = frozenset()
+    left_behind: int = 0
+    error: str = ""
+
+
+async def inspect_written(url: str, embedder: Embedder, notebook_id: str) -> Written:
+    """Every source and note of a notebook against what the pipeline makes of its text."""
+    settings = Settings(database_url=url)
+    try:
+        store = Store(await open_database(settings))
+    except DatabaseLockedError as error:
+        return Written(opened=False, error=str(error))
+    try:
+        chunker = ChunkEmbedder(embedder, settings)
+        sources = await store.notebooks.sources(notebook_id)
+        notes = await store.notebooks.notes(notebook_id)
+        texts = {one.id: (one.full_text, "text") for one in sources}
+        texts.update({one.id: (one.content, "markdown") for one in notes})
+        chunks = await store.chunks.for_parents(list(texts), with_embeddings=True)
+        whole, broken = set(), set()
+        for record_id, (text, fmt) in texts.items():
+            mine = sorted(chunks.get(record_id, []), key=lambda chunk: chunk.ord)
+            wanted = [span.text for span in chunker.spans(text, fmt)]
+            ok = [chunk.text for chunk in mine] == wanted and all(
+                chunk.embedding and chunk.model_id == embedder.model_id for chunk in mine
+            )
+            (whole if ok else broken).add(record_id)
+        rows = await store.db.query_one(_ORPHANS)
+        left = int(rows[0]["n"]) if rows else 0
+        return Written(True, frozenset(whole), frozenset(broken), left)
+    finally:
+        await store.close()

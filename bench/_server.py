@@ -24,12 +24,15 @@ def free_port() -> int:
 class ServerProcess:
     """``uvicorn open_notebook.api.server:app_from_environment`` on a free loopback port."""
 
-    def __init__(self, env: dict[str, str], *, start_timeout: float = 120.0) -> None:
+    def __init__(
+        self, env: dict[str, str], *, start_timeout: float = 120.0, cli: bool = False
+    ) -> None:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self._env = {**os.environ, **env}
         self._timeout = start_timeout
         self._process: subprocess.Popen[bytes] | None = None
+        self._cli = cli
 
     def __enter__(self) -> ServerProcess:
         command = [
@@ -37,7 +40,11 @@ class ServerProcess:
             "--factory", "--host", "127.0.0.1", "--port", str(self.port),
             "--log-level", "warning", "--no-access-log",
         ]  # fmt: skip
-        self._process = subprocess.Popen(command, env=self._env)
+        if self._cli:  # `open-notebook serve`, as a user runs it
+            cli = [sys.executable, "-m", "open_notebook.cli", "serve"]
+            command = [*cli, "--host", "127.0.0.1", "--port", str(self.port)]
+        quiet = subprocess.DEVNULL if self._cli else None  # uvicorn's access log
+        self._process = subprocess.Popen(command, env=self._env, stdout=quiet)
         deadline = time.monotonic() + self._timeout
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
@@ -50,6 +57,17 @@ class ServerProcess:
             time.sleep(0.3)
         self.__exit__(None, None, None)
         raise RuntimeError("the server did not become healthy in time")
+
+    @property
+    def pid(self) -> int:
+        assert self._process is not None
+        return self._process.pid
+
+    def kill(self) -> None:
+        """SIGKILL: no lifespan shutdown, no flush, no close."""
+        if self._process is not None:
+            self._process.kill()
+            self._process.wait()
 
     def __exit__(
         self,

@@ -26,15 +26,21 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
+
+from bench._clients import Workload, run_clients
 from bench._corpus import marker, title, write_corpus
-from bench._inspect import NOTEBOOK, Inspection, Verdict, inspect, judge
+from bench._inspect import NOTEBOOK, Inspection, Verdict, inspect, inspect_written, judge
+from bench._server import ServerProcess
 from bench._summary import record
+from bench.concurrency import HEADERS, seed, server_env
 from open_notebook.config import Settings
 from open_notebook.db import open_database
-from open_notebook.embeddings import Embedder, create_embedder
+from open_notebook.embeddings import Embedder, FakeEmbedder, create_embedder
 from open_notebook.store import Store
 
 
@@ -189,6 +195,84 @@ class Run:
         return "".join(self._lines)
 
 
+@dataclass(frozen=True, slots=True)
+class ServeTrial:
+    kill_at: float
+    acknowledged: int
+    in_flight: int
+    lost: list[str]
+    half_written: list[str]
+    left_behind: int
+    reopened: bool
+    restarted: bool
+    missed_after_restart: list[str]
+    duplicates: int
+
+    def problems(self) -> list[str]:
+        found = []
+        if not (self.reopened and self.restarted):
+            found.append("the database did not open again after the kill")
+        if self.lost or self.half_written or self.left_behind:
+            found.append(
+                f"lost {self.lost[:3]}, half-written {self.half_written[:3]}, "
+                f"{self.left_behind} chunks left behind"
+            )
+        if self.missed_after_restart:
+            found.append(f"not found after the restart: {self.missed_after_restart[:3]}")
+        if self.duplicates:
+            found.append(f"{self.duplicates} sources twice after sending the lost writes again")
+        return found
+
+
+async def serve_trial(workdir: Path, index: int, kill_at: float, clients: int = 16) -> ServeTrial:
+    """``serve`` under ``clients`` clients (half write, half read), killed after ``kill_at`` s."""
+    data = workdir / f"serve{index:03d}"
+    env = server_env(data)
+    url = env["OPEN_NOTEBOOK_DATABASE_URL"]
+    with ServerProcess(env, cli=True) as server:
+        workload = await seed(server.base_url, 10)
+        workload.seed = 100 + index
+        halves = (clients // 2, clients - clients // 2)
+        await run_clients(server.base_url, HEADERS, workload, halves, kill_at, server.kill)
+    written = await inspect_written(url, FakeEmbedder(), workload.notebook_id)
+    acked = {one.id for one in workload.acked}
+    lost = sorted(acked - written.whole)
+    restarted, missed, twice = False, [], 0
+    if written.opened:
+        with ServerProcess(env, cli=True) as server:
+            restarted = True
+            missed, twice = await _after_restart(server.base_url, workload)
+    return ServeTrial(
+        kill_at,
+        len(acked),
+        len(workload.pending),
+        lost,
+        sorted(written.broken),
+        written.left_behind,
+        written.opened,
+        restarted,
+        missed,
+        twice,
+    )
+
+
+async def _after_restart(base_url: str, workload: Workload) -> tuple[list[str], int]:
+    """Acknowledged writes a search finds; sources twice once the unanswered ones are resent."""
+    async with httpx.AsyncClient(base_url=base_url, headers=HEADERS, timeout=300) as client:
+        workload.misses.clear()
+        for one in workload.acked:
+            await workload.sees(client, one, "search")
+        sources = [one for one in workload.pending.values() if one.kind == "source"]
+        for one in sources:  # the same text again: stored once, whether it got in or not
+            body = {"title": one.title, "text": one.text, "notebook_id": workload.notebook_id}
+            (await client.post("/api/sources", json=body)).raise_for_status()
+        listed = await client.get(
+            "/api/sources", params={"notebook_id": workload.notebook_id, "limit": 1000}
+        )
+        titles = Counter(one["title"] for one in listed.json()["data"])
+    return list(workload.misses), sum(count - 1 for count in titles.values() if count > 1)
+
+
 def _reported(output: bytes) -> set[str]:
     document = json.loads(output.decode("utf-8"))
     return {one["title"] for one in document["sources"]}
@@ -212,8 +296,38 @@ def problems(trial: Trial, files: int) -> list[str]:
     return found
 
 
+async def run_serve(args: argparse.Namespace, workdir: Path) -> list[ServeTrial]:
+    rng = random.Random(args.seed)
+    trials = []
+    for index in range(args.serve_trials):
+        trial = await serve_trial(workdir, index, rng.uniform(1.0, 6.0))
+        trials.append(trial)
+        issues = trial.problems()
+        print(
+            f"serve trial {index}: killed after {trial.kill_at:.1f} s with 16 clients; "
+            f"{trial.acknowledged} writes acknowledged, {trial.in_flight} unanswered; "
+            + ("clean" if not issues else "; ".join(issues)),
+            flush=True,
+        )
+    lost = sum(len(one.lost) for one in trials)
+    half = sum(len(one.half_written) for one in trials)
+    failed = sum(1 for one in trials if one.problems())
+    record(
+        "crash",
+        "serve killed under 16 clients: trials / writes acknowledged / lost / half-written",
+        ours=f"{len(trials)} / {sum(one.acknowledged for one in trials)} / {lost} / {half}",
+    )
+    print(f"serve: {len(trials)} trials, lost {lost}, half-written {half}, failed {failed}")
+    return trials
+
+
 async def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="on-crash-") as tmp:
+        served = await run_serve(args, Path(tmp))
+        if any(one.problems() for one in served):
+            return 1
+        if not args.trials:
+            return 0
         harness = Harness(Path(tmp), args.files, args.seed, args.embedder)
         await harness.measure()
         print(
@@ -278,6 +392,7 @@ def main() -> None:
     parser.add_argument("--embedder", default="fake", help="fake | onnx-minilm")
     parser.add_argument("--sample", type=int, default=20, help="sources probed by search/context")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--serve-trials", type=int, default=3, help="kills of serve under load")
     code = asyncio.run(run(parser.parse_args()))
     sys.stdout.flush()
     os._exit(code)  # the embedded engine may abort in its own teardown (DESIGN.md)
