@@ -101,3 +101,30 @@ async def test_a_chunk_without_a_vector_is_found_by_text_only(
     assert [hit.text for hit in text] == ["supersonic inlet buzz"]
     assert text[0].scores.bm25 is not None and text[0].scores.bm25 > 0
     assert vector == []
+
+
+def test_an_index_updated_write_by_write_scores_like_one_built_at_once() -> None:
+    """Batches, merges and removals leave scores bit-identical to a fresh build."""
+    rng = np.random.default_rng(3)
+    words = [f"w{index}" for index in range(300)]
+    texts = [" ".join(rng.choice(words, size=rng.integers(1, 12))) for _ in range(20_000)]
+    alive = np.zeros(len(texts), dtype=bool)
+    kept = TextIndex()
+    start = 0
+    for size in [9_000, 1, 3, 700, 5, 2_000, 64, 8_227]:  # crosses batch and merge sizes
+        rows = list(range(start, start + size))
+        alive[rows] = True
+        kept.add(rows, texts[start : start + size], alive)
+        start += size
+        gone = rng.choice(np.flatnonzero(alive), size=size // 3, replace=False).tolist()
+        alive[gone] = False
+        kept.remove(gone, [texts[row] for row in gone])
+    live = np.flatnonzero(alive).tolist()
+    fresh = TextIndex()
+    fresh.add(live, [texts[row] for row in live], alive)
+    ids = [f"chunk:{row:05d}" for row in range(len(texts))]
+    kinds = np.zeros(len(texts), dtype=np.uint8)
+    for query in ["w1 w2", "w7", "w250 w3 w3 w99", "w299 w0"]:
+        found = kept.view(len(texts), alive, kinds, ids).search(query, 50, ALL)
+        assert found == fresh.view(len(texts), alive, kinds, ids).search(query, 50, ALL)
+        assert found

@@ -8,6 +8,7 @@ import pytest
 from open_notebook.errors import InvalidInputError
 from open_notebook.search import HitType, rrf_fuse
 from open_notebook.search._highlight import snippets, term_pattern
+from open_notebook.search._matrix import Matrix
 from open_notebook.search._query import MAX_TEXT_TERMS, bm25_terms, prepare_query
 from open_notebook.search._vectors import VectorSnapshot, _coarse_index
 
@@ -71,9 +72,9 @@ def _snapshot(matrix: np.ndarray, kinds: list[int], coarse: bool) -> VectorSnaps
         kinds=np.array(kinds, dtype=np.uint8),
         alive=alive,
         searchable=alive,
-        matrix=matrix,
+        matrix=Matrix.of(matrix),
         models=frozenset({("m", matrix.shape[1])}),
-        coarse=_coarse_index(matrix, matrix) if coarse else None,
+        coarse=_coarse_index(Matrix.of(matrix), alive) if coarse else None,
     )
 
 

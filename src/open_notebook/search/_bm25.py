@@ -41,37 +41,41 @@ B: Final = 0.75
 # Frequencies are stored as uint16: a chunk fits an embedder (a few hundred word pieces).
 _MAX_FREQUENCY: Final = int(np.iinfo(np.uint16).max)
 _ROW_BITS: Final = 32
+# Texts are indexed this many at a time (bounds the memory of one analysis), and segments merge
+# up to this many rows: a 200k-chunk scope holds a handful of large segments and a few small
+# ones, and no merge rewrites more than a segment's worth of postings.
+_BATCH_ROWS: Final = 8_192
+_MERGED_ROWS: Final = 32_768
 
-Rows = npt.NDArray[np.int64]
+Rows = npt.NDArray[np.int32]
+Terms = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """Posting lists of some rows: ``terms[i]`` occurs in ``rows[offsets[i]:offsets[i + 1]]``."""
+    """Posting lists of some rows: ``terms[i]`` occurs in ``rows[offsets[i]:offsets[i + 1]]``.
 
-    terms: npt.NDArray[np.int64]
+    ``members`` are the rows the segment indexed (a text of stop words only has no posting).
+    """
+
+    terms: Terms
     offsets: npt.NDArray[np.int64]
     rows: Rows
     frequencies: npt.NDArray[np.uint16]
-    size: int
+    members: Rows
 
     @classmethod
-    def of_pairs(cls, terms: Rows, rows: Rows, size: int) -> Segment:
+    def of_pairs(cls, terms: Terms, rows: Terms, members: Rows) -> Segment:
         """A segment of ``(term, row)`` occurrences (repeats are frequencies)."""
         pairs, counts = np.unique((terms << _ROW_BITS) | rows, return_counts=True)
-        return cls.of_postings(
-            pairs >> _ROW_BITS,
-            pairs & ((1 << _ROW_BITS) - 1),
-            np.minimum(counts, _MAX_FREQUENCY),
-            size,
+        distinct, starts = np.unique(pairs >> _ROW_BITS, return_index=True)
+        return cls(
+            distinct,
+            np.append(starts, len(pairs)).astype(np.int64),
+            (pairs & ((1 << _ROW_BITS) - 1)).astype(np.int32),
+            np.minimum(counts, _MAX_FREQUENCY).astype(np.uint16),
+            members,
         )
-
-    @classmethod
-    def of_postings(cls, terms: Rows, rows: Rows, frequencies: npt.ArrayLike, size: int) -> Segment:
-        """A segment of postings sorted by term, then row."""
-        distinct, starts = np.unique(terms, return_index=True)
-        offsets = np.append(starts, len(terms)).astype(np.int64)
-        return cls(distinct, offsets, rows, np.asarray(frequencies, dtype=np.uint16), size)
 
     def postings(self, term: int) -> tuple[Rows, npt.NDArray[np.uint16]] | None:
         at = int(np.searchsorted(self.terms, term))
@@ -80,21 +84,44 @@ class Segment:
         start, end = self.offsets[at], self.offsets[at + 1]
         return self.rows[start:end], self.frequencies[start:end]
 
-    def flat_terms(self) -> Rows:
-        """The term of each posting."""
-        return np.repeat(self.terms, np.diff(self.offsets))
-
 
 def merge(segments: Sequence[Segment], alive: npt.NDArray[np.bool_]) -> Segment:
-    """One segment with the postings of the live rows of ``segments``."""
-    terms = np.concatenate([one.flat_terms() for one in segments])
-    rows = np.concatenate([one.rows for one in segments])
-    frequencies = np.concatenate([one.frequencies for one in segments])
-    keep = alive[rows]
-    terms, rows, frequencies = terms[keep], rows[keep], frequencies[keep]
-    order = np.lexsort((rows, terms))
-    size = int(np.unique(rows).size)
-    return Segment.of_postings(terms[order], rows[order], frequencies[order], size)
+    """One segment with the postings of the live rows of ``segments``, given oldest first.
+
+    Rows only grow, so every row of a newer segment follows the rows of an older one: a term's
+    merged list is its lists one after the other, written in place without a sort.
+    """
+    terms = np.unique(np.concatenate([one.terms for one in segments]))
+    parts = []
+    counts = np.zeros(len(terms), dtype=np.int64)
+    for one in segments:
+        keep = alive[one.rows]
+        slots = np.repeat(np.searchsorted(terms, one.terms).astype(np.int32), np.diff(one.offsets))[
+            keep
+        ]
+        found = np.bincount(slots, minlength=len(terms))
+        parts.append((slots, found, one.rows[keep], one.frequencies[keep]))
+        counts += found
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    rows = np.empty(int(offsets[-1]), dtype=np.int32)
+    frequencies = np.empty(int(offsets[-1]), dtype=np.uint16)
+    cursor = offsets[:-1].copy()
+    for slots, found, part_rows, part_frequencies in parts:
+        # Postings of a part are grouped by term, in term order.
+        starts = np.concatenate(([0], np.cumsum(found)[:-1]))
+        places = cursor[slots] + (np.arange(len(slots)) - starts[slots])
+        rows[places] = part_rows
+        frequencies[places] = part_frequencies
+        cursor += found
+    used = counts > 0
+    members = np.concatenate([one.members for one in segments])
+    return Segment(
+        terms[used],
+        np.concatenate(([0], np.cumsum(counts[used]))).astype(np.int64),
+        rows,
+        frequencies,
+        members[alive[members]],
+    )
 
 
 class TextIndex:
@@ -105,14 +132,17 @@ class TextIndex:
         self._analyze = WordTerms()
         self._segments: list[Segment] = []
         self._found_in: Grow[np.int64] = Grow(np.int64)
-        self._lengths: Grow[np.int64] = Grow(np.int64)
+        self._lengths: Grow[np.int32] = Grow(np.int32)
         self._total = 0
         self._count = 0
 
     def add(self, rows: Sequence[int], texts: Sequence[str], alive: npt.NDArray[np.bool_]) -> None:
         """Index new rows (``alive`` is the scope's mask after the write, for merges)."""
-        if not rows:
-            return
+        for start in range(0, len(rows), _BATCH_ROWS):
+            self._add(rows[start : start + _BATCH_ROWS], texts[start : start + _BATCH_ROWS])
+            self._merge(alive)
+
+    def _add(self, rows: Sequence[int], texts: Sequence[str]) -> None:
         terms, lengths = self._terms(texts)
         row_ids = np.asarray(rows, dtype=np.int64)
         self._lengths.resize(int(row_ids.max()) + 1)
@@ -120,12 +150,10 @@ class TextIndex:
         self._total += int(lengths.sum())
         self._count += len(row_ids)
         self._found_in.resize(len(self.vocabulary))
-        if terms.size:
-            segment = Segment.of_pairs(terms, np.repeat(row_ids, lengths), len(row_ids))
-            # Terms are distinct within a segment, so a fancy-indexed add is exact.
-            self._found_in.view()[segment.terms] += np.diff(segment.offsets)
-            self._segments.append(segment)
-        self._merge(alive)
+        segment = Segment.of_pairs(terms, np.repeat(row_ids, lengths), row_ids.astype(np.int32))
+        # Terms are distinct within a segment, so a fancy-indexed add is exact.
+        self._found_in.view()[segment.terms] += np.diff(segment.offsets)
+        self._segments.append(segment)
 
     def remove(self, rows: Sequence[int], texts: Sequence[str]) -> None:
         """Take rows out of the statistics; their postings are masked by the views' ``alive``."""
@@ -165,10 +193,13 @@ class TextIndex:
 
     def _merge(self, alive: npt.NDArray[np.bool_]) -> None:
         segments = self._segments
-        while len(segments) >= 2 and segments[-1].size * 2 >= segments[-2].size:
+        while len(segments) >= 2:
+            newer, older = len(segments[-1].members), len(segments[-2].members)
+            if newer * 2 < older or newer + older > _MERGED_ROWS:
+                break
             segments[-2:] = [merge(segments[-2:], alive)]
 
-    def _terms(self, texts: Sequence[str]) -> tuple[Rows, Rows]:
+    def _terms(self, texts: Sequence[str]) -> tuple[Terms, Terms]:
         """Every text's term ids, flattened, and the number of terms of each text."""
         vocabulary = self.vocabulary
         analyze = self._analyze

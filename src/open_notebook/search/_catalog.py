@@ -35,6 +35,7 @@ class Catalog:
         if rows is None or row is None:
             return None
         parent = rows.parents[row]
+        start, end, _ = rows.spans.view()[row].tolist()
         return SearchHit(
             id=chunk_id,
             kind=_KINDS[int(rows.kinds.view()[row])],
@@ -42,8 +43,8 @@ class Catalog:
             source_id=rows.sources[row],
             parent_title=self.titles.get(parent, ""),
             text=rows.texts[row],
-            char_start=rows.starts[row],
-            char_end=rows.ends[row],
+            char_start=start,
+            char_end=end,
             scores=scores,
             rank=rank,
             heading_path=rows.headings[row],

@@ -26,8 +26,9 @@ from open_notebook.store import Store
 from open_notebook.store.scopes import ScopeMembers
 
 # A full load reads this many chunks per round trip (about), so the SDK never holds a 200k-row
-# answer at once; members are read together until their chunks reach it.
-_PAGE_CHUNKS: Final = 16_384
+# answer at once (decoding holds ~10 KB a row until the page is parsed); members are read
+# together until their chunks reach it.
+_PAGE_CHUNKS: Final = 4_096
 _FIRST_PAGE_MEMBERS: Final = 16
 
 

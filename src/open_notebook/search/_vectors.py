@@ -35,12 +35,12 @@ import numpy.typing as npt
 
 from open_notebook.errors import EmbeddingModelMismatchError
 from open_notebook.search._catalog import KIND_CODES, Catalog
+from open_notebook.search._matrix import Blocks, Matrix, Vectors, row_dots
 from open_notebook.search._rows import Grow
 from open_notebook.search._top import best_first
 from open_notebook.search.types import HitType
 from open_notebook.store.scopes import Vector
 
-Vectors = npt.NDArray[np.float32]
 Model = tuple[str, int]
 _CANDIDATE_FACTOR: Final = 10
 _MIN_CANDIDATES: Final = 200
@@ -59,7 +59,7 @@ class VectorSnapshot:
     kinds: npt.NDArray[np.uint8]
     alive: npt.NDArray[np.bool_]
     searchable: npt.NDArray[np.bool_]
-    matrix: Vectors
+    matrix: Matrix
     models: frozenset[Model]
     coarse: Any | None = None
     catalog: Catalog = field(default_factory=Catalog)
@@ -99,7 +99,7 @@ class VectorSnapshot:
     def exact(self, query: Vectors, k: int) -> list[tuple[str, float]]:
         """The exact ``k`` best live chunks (what the quantized path must agree with)."""
         rows = np.flatnonzero(self.searchable)
-        return best_first(_dot(self.matrix, query)[rows], rows, k, self.ids)
+        return best_first(self.matrix.dot(query)[rows], rows, k, self.ids)
 
     def vector_rows(self, chunk_ids: Sequence[str]) -> tuple[list[str], npt.NDArray[np.int64]]:
         """The chunks of ``chunk_ids`` that have a vector here, and their matrix rows."""
@@ -140,7 +140,7 @@ class VectorSnapshot:
     ) -> list[tuple[str, float]]:
         if rows.size == 0:
             return []
-        return best_first(_dot(self.matrix[rows], query), rows, k, self.ids)
+        return best_first(row_dots(self.matrix.take(rows), query), rows, k, self.ids)
 
 
 class VectorIndex:
@@ -148,7 +148,7 @@ class VectorIndex:
 
     def __init__(self, exact_limit: int) -> None:
         self._exact_limit = exact_limit
-        self._matrix: Grow[np.float32] | None = None
+        self._matrix: Blocks | None = None
         self._has: Grow[np.bool_] = Grow(np.bool_)
         self._model_of: Grow[np.int32] = Grow(np.int32)
         self._codes: dict[Model, int] = {}
@@ -160,10 +160,9 @@ class VectorIndex:
         if self._matrix is None:
             dim = next((_size(one) for one in vectors if one is not None), 0)
             if dim:
-                capacity = (len(vectors) + self._has.size) * 9 // 8
-                self._matrix = Grow(np.float32, dim, capacity=capacity)
-                self._matrix.resize(self._has.size)
-        dim = self._matrix.view().shape[1] if self._matrix is not None else 0
+                self._matrix = Blocks(dim)
+                self._matrix.extend(np.zeros((self._has.size, dim), dtype=np.float32))
+        dim = self._matrix.dim if self._matrix is not None else 0
         block, usable, codes = self._rows(vectors, models, dim)
         if self._matrix is not None:
             self._matrix.extend(block)
@@ -208,27 +207,21 @@ class VectorIndex:
 
     def view(
         self, alive: npt.NDArray[np.bool_]
-    ) -> tuple[Vectors, npt.NDArray[np.bool_], Any, frozenset[Model]]:
+    ) -> tuple[Matrix, npt.NDArray[np.bool_], Any, frozenset[Model]]:
         """Matrix, searchable mask, coarse index and models for a snapshot with this mask."""
         count = len(alive)
         searchable = alive & self._has.view(count)
-        self._update_coarse(int(np.count_nonzero(searchable)), searchable)
-        matrix = (
-            self._matrix.view(count)
-            if self._matrix is not None
-            else np.zeros((count, 1), dtype=np.float32)
-        )
+        matrix = (self._matrix or Blocks(1)).view(count)
+        self._update_coarse(int(np.count_nonzero(searchable)), searchable, matrix)
         names = {code: model for model, code in self._codes.items()}
         models = frozenset(names[code] for code, left in self._live.items() if left > 0)
         return matrix, searchable, self._coarse, models
 
-    def _update_coarse(self, live: int, searchable: npt.NDArray[np.bool_]) -> None:
+    def _update_coarse(self, live: int, searchable: npt.NDArray[np.bool_], matrix: Matrix) -> None:
         if live <= self._exact_limit:
             self._coarse = None
-        elif self._coarse is None and self._matrix is not None:
-            matrix = self._matrix.view(len(searchable))
-            training = matrix if bool(searchable.all()) else matrix[searchable]
-            self._coarse = _coarse_index(training, matrix)
+        elif self._coarse is None:
+            self._coarse = _coarse_index(matrix, searchable)
 
 
 def _size(vector: Vector) -> int:
@@ -243,19 +236,7 @@ def _values(vector: Vector | None) -> Vectors | None:
     return np.asarray(vector, dtype=np.float32)
 
 
-def _dot(matrix: Vectors, query: Vectors) -> npt.NDArray[np.float32]:
-    """Row-wise dot products on this thread.
-
-    Not ``matrix @ query``: multi-threaded BLAS must wake its sleeping threads after each database
-    round trip, which cost ~8 ms per query on 2 loaded cores (2k rows; 0.1 ms when back to back).
-    A row's product does not depend on the other rows (so a masked snapshot scores a chunk
-    exactly like a compact one).
-    """
-    scores: npt.NDArray[np.float32] = np.einsum("ij,j->i", matrix, query)
-    return scores
-
-
-def _coarse_index(training: Vectors, rows: Vectors) -> Any:
+def _coarse_index(matrix: Matrix, searchable: npt.NDArray[np.bool_]) -> Any:
     # Imported here: faiss is only needed for large notebooks and costs ~0.3 s to import.
     faiss: Any = importlib.import_module("faiss")
     # One query scans one vector block: faiss's OpenMP threads only add spin-waiting on 2 shared
@@ -265,9 +246,12 @@ def _coarse_index(training: Vectors, rows: Vectors) -> Any:
     # ranges (50k x 384, 1 thread: 2.0 vs 2.7 ms per query) and recall@10 stayed 1.0 after the
     # exact re-ranking (random unit vectors, 100 queries).
     index = faiss.IndexScalarQuantizer(
-        rows.shape[1], faiss.ScalarQuantizer.QT_8bit_uniform, faiss.METRIC_INNER_PRODUCT
+        matrix.dim, faiss.ScalarQuantizer.QT_8bit_uniform, faiss.METRIC_INNER_PRODUCT
     )
-    index.train(training)
+    # The uniform range is the smallest and the largest value of the live vectors: the two rows
+    # holding them train it exactly as all rows would, without a copy of the matrix.
+    index.train(matrix.extremes(searchable))
     # Every row, live or not, so the index's ids are the scope's rows.
-    index.add(rows)
+    for part in matrix.parts():
+        index.add(part)
     return index

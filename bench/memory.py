@@ -1,0 +1,163 @@
+"""Memory of ``open-notebook serve`` with a large notebook loaded (vectors, BM25, hit details).
+
+    python -m bench.memory [--chunks 200000] [--sources 1000]
+
+Writes one notebook of ``--chunks`` chunks (``--sources`` sources; ~120-word texts from the demo
+corpus's words, random unit 384-d vectors labelled with the default embedder's model id, so the
+server searches them with its real model) into an embedded ``surrealkv://`` database with bulk
+INSERTs, starts ``serve`` on it (default settings), and reads the server's resident memory
+(``VmRSS``, and its peak ``VmHWM``) from ``/proc``: at start, after a hybrid search (vector
+snapshot and BM25 loaded), and after a context build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+from surrealdb import RecordID
+
+from bench._corpus import vocabulary
+from bench._server import ServerProcess
+from bench._summary import record
+from bench.concurrency import HEADERS, server_env
+from open_notebook.config import Settings
+from open_notebook.db import open_database
+from open_notebook.embeddings import create_embedder
+
+DIM = 384
+BATCH = 500
+WORDS_PER_CHUNK = 120
+
+
+async def build(url: str, chunks: int, sources: int, seed: int) -> str:
+    """One notebook with ``chunks`` chunks over ``sources`` sources; returns its id."""
+    database = await open_database(Settings(database_url=url))
+    rng = np.random.default_rng(seed)
+    words = random.Random(seed)
+    vocab = vocabulary()
+    model = create_embedder(Settings()).model_id
+    try:
+        made = await database.query_one("CREATE notebook SET name = 'memory' RETURN id")
+        nb = RecordID("notebook", str(made[0]["id"]).split(":", 1)[1])
+        ids = [RecordID("source", f"m{index}") for index in range(sources)]
+        await database.query(
+            "FOR $s IN $sources { CREATE $s SET title = <string> $s, full_text = 'x', "
+            "content_hash = <string> $s; RELATE $s->reference->$nb; };",
+            {"sources": ids, "nb": nb},
+        )
+        for start in range(0, chunks, BATCH):
+            count = min(BATCH, chunks - start)
+            vectors = rng.standard_normal((count, DIM), dtype=np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            rows = [
+                _chunk(start + i, ids[(start + i) % sources], words, vocab, vectors[i], model)
+                for i in range(count)
+            ]
+            await database.query("INSERT INTO chunk $rows RETURN NONE", {"rows": rows})
+        await database.query("UPDATE $nb SET version += 1", {"nb": nb})
+        return f"notebook:{nb.id}"
+    finally:
+        await database.close()
+
+
+def _chunk(
+    index: int,
+    source: RecordID,
+    words: random.Random,
+    vocab: list[str],
+    vector: np.ndarray,
+    model: str,
+) -> dict[str, Any]:
+    text = " ".join(words.choices(vocab, k=WORDS_PER_CHUNK))
+    return {
+        "parent": source,
+        "source": source,
+        "kind": "source",
+        "ord": index,
+        "text": text,
+        "token_count": WORDS_PER_CHUNK,
+        "char_start": 0,
+        "char_end": len(text),
+        "embedding_f32": vector.astype("<f4").tobytes(),
+        "model_id": model,
+        "dim": DIM,
+    }
+
+
+def memory_mb(pid: int) -> dict[str, float]:
+    """``VmRSS`` and ``VmHWM`` of a process, in MB."""
+    found = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            found[key] = int(value.split()[0]) / 1024
+    return found
+
+
+async def measure(base_url: str, pid: int, nb: str) -> list[tuple[str, dict[str, float], float]]:
+    steps = [("started", memory_mb(pid), 0.0)]
+    async with httpx.AsyncClient(base_url=base_url, headers=HEADERS, timeout=900) as client:
+        for name, path, body in (
+            ("first hybrid search (loads)", "/api/search", {"query": "flour water starter"}),
+            ("a context with a question", "/api/context", {"query": "how long to proof"}),
+            ("search again", "/api/search", {"query": "crust colour and oven"}),
+        ):
+            started = time.perf_counter()
+            response = await client.post(path, json={**body, "notebook_id": nb})
+            response.raise_for_status()
+            steps.append((name, memory_mb(pid), time.perf_counter() - started))
+    return steps
+
+
+async def run(args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory(prefix="on-memory-") as tmp:
+        workdir = Path(tmp)
+        env = {**server_env(workdir), "OPEN_NOTEBOOK_EMBEDDING_PROVIDER": "onnx-minilm"}
+        started = time.perf_counter()
+        nb = await build(env["OPEN_NOTEBOOK_DATABASE_URL"], args.chunks, args.sources, 1)
+        print(f"{args.chunks:,} chunks written in {time.perf_counter() - started:.0f} s")
+        with ServerProcess(env, cli=True, start_timeout=600) as server:
+            steps = await measure(server.base_url, server.pid, nb)
+    for name, found, seconds in steps:
+        print(
+            f"  {name:<30} RSS {found['VmRSS']:7.0f} MB (peak {found['VmHWM']:7.0f} MB)"
+            + (f", took {seconds:.1f} s" if seconds else "")
+        )
+    resident = max(found["VmRSS"] for _, found, _ in steps)
+    peak = max(found["VmHWM"] for _, found, _ in steps)
+    label = f"{args.chunks // 1000}k chunks"
+    record(
+        "memory",
+        f"serve RSS with a {label} notebook loaded / peak (MB)",
+        ours=f"{resident:.0f} / {peak:.0f}",
+    )
+    record(
+        "memory",
+        f"first search of the {label} notebook through serve (s)",
+        ours=round(steps[1][2], 1),
+    )
+    return 0 if resident <= args.limit_mb else 1
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=200_000)
+    parser.add_argument("--sources", type=int, default=1000)
+    parser.add_argument("--limit-mb", type=float, default=1536.0, help="exit 1 above this RSS")
+    code = asyncio.run(run(parser.parse_args()))
+    sys.stdout.flush()
+    os._exit(code)  # the embedded engine may abort in its own teardown (DESIGN.md)
+
+
+if __name__ == "__main__":
+    main()
