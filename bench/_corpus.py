@@ -24,6 +24,17 @@ def vocabulary() -> list[str]:
     return sorted(found)
 
 
+def sentences() -> list[str]:
+    """The demo corpus's sentences (real English prose, for texts with natural word counts)."""
+    folder = resources.files("open_notebook") / "demo_corpus"
+    found: list[str] = []
+    for entry in sorted(folder.iterdir(), key=lambda one: one.name):
+        if entry.name.endswith(".md") and entry.name != "README.md":
+            text = re.sub(r"\s+", " ", entry.read_text("utf-8"))
+            found.extend(one.strip() for one in re.split(r"(?<=[.!?]) ", text) if len(one) > 40)
+    return found
+
+
 def marker(index: int) -> str:
     return f"zqmarker{index:04d}"
 

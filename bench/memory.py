@@ -2,8 +2,8 @@
 
     python -m bench.memory [--chunks 200000] [--sources 1000]
 
-Writes one notebook of ``--chunks`` chunks (``--sources`` sources; ~120-word texts from the demo
-corpus's words, random unit 384-d vectors labelled with the default embedder's model id, so the
+Writes one notebook of ``--chunks`` chunks (``--sources`` sources; ~150-word texts of the demo
+corpus's sentences, random unit 384-d vectors labelled with the default embedder's model id, so the
 server searches them with its real model) into an embedded ``surrealkv://`` database with bulk
 INSERTs, starts ``serve`` on it (default settings), and reads the server's resident memory
 (``VmRSS``, and its peak ``VmHWM``) from ``/proc``: at start, after a hybrid search (vector
@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import random
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -26,17 +28,19 @@ import httpx
 import numpy as np
 from surrealdb import RecordID
 
-from bench._corpus import vocabulary
+from bench._corpus import sentences
 from bench._server import ServerProcess
 from bench._summary import record
 from bench.concurrency import HEADERS, server_env
 from open_notebook.config import Settings
 from open_notebook.db import open_database
-from open_notebook.embeddings import create_embedder
+from open_notebook.embeddings import FakeEmbedder, create_embedder
+from open_notebook.search import SearchService
+from open_notebook.store import Store
 
 DIM = 384
 BATCH = 500
-WORDS_PER_CHUNK = 120
+WORDS_PER_CHUNK = 150
 
 
 async def build(url: str, chunks: int, sources: int, seed: int) -> str:
@@ -44,7 +48,7 @@ async def build(url: str, chunks: int, sources: int, seed: int) -> str:
     database = await open_database(Settings(database_url=url))
     rng = np.random.default_rng(seed)
     words = random.Random(seed)
-    vocab = vocabulary()
+    prose = sentences()
     model = create_embedder(Settings()).model_id
     try:
         made = await database.query_one("CREATE notebook SET name = 'memory' RETURN id")
@@ -60,7 +64,7 @@ async def build(url: str, chunks: int, sources: int, seed: int) -> str:
             vectors = rng.standard_normal((count, DIM), dtype=np.float32)
             vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
             rows = [
-                _chunk(start + i, ids[(start + i) % sources], words, vocab, vectors[i], model)
+                _chunk(start + i, ids[(start + i) % sources], words, prose, vectors[i], model)
                 for i in range(count)
             ]
             await database.query("INSERT INTO chunk $rows RETURN NONE", {"rows": rows})
@@ -74,24 +78,46 @@ def _chunk(
     index: int,
     source: RecordID,
     words: random.Random,
-    vocab: list[str],
+    prose: list[str],
     vector: np.ndarray,
     model: str,
 ) -> dict[str, Any]:
-    text = " ".join(words.choices(vocab, k=WORDS_PER_CHUNK))
+    start = words.randrange(len(prose))
+    picked: list[str] = []
+    while sum(len(one.split()) for one in picked) < WORDS_PER_CHUNK:
+        picked.append(prose[(start + len(picked)) % len(prose)])
+    text = " ".join(picked)
     return {
         "parent": source,
         "source": source,
         "kind": "source",
         "ord": index,
         "text": text,
-        "token_count": WORDS_PER_CHUNK,
+        "token_count": len(text.split()),
         "char_start": 0,
         "char_end": len(text),
         "embedding_f32": vector.astype("<f4").tobytes(),
         "model_id": model,
         "dim": DIM,
     }
+
+
+async def snapshot_size(url: str, nb: str) -> float:
+    """MB held by a loaded snapshot of the notebook (vectors, BM25, hit details)."""
+    store = Store(await open_database(Settings(database_url=url)))
+    try:
+        service = SearchService(store, FakeEmbedder(dim=DIM), Settings())
+        tracemalloc.start()
+        stamp = (await store.notebooks.versions([nb]))[nb]
+        snapshot = await service.snapshots.snapshot(nb, stamp)
+        service.snapshots.text(nb, snapshot)
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        codes = snapshot.coarse.ntotal * DIM if snapshot.coarse is not None else 0
+        return (held + codes) / 2**20
+    finally:
+        await store.close()
 
 
 def memory_mb(pid: int) -> dict[str, float]:
@@ -126,13 +152,17 @@ async def run(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         nb = await build(env["OPEN_NOTEBOOK_DATABASE_URL"], args.chunks, args.sources, 1)
         print(f"{args.chunks:,} chunks written in {time.perf_counter() - started:.0f} s")
+        url = env["OPEN_NOTEBOOK_DATABASE_URL"]
+        await (await open_database(Settings(database_url=url))).close()
         with ServerProcess(env, cli=True, start_timeout=600) as server:
             steps = await measure(server.base_url, server.pid, nb)
+        snapshot_mb = await snapshot_size(url, nb)
     for name, found, seconds in steps:
         print(
             f"  {name:<30} RSS {found['VmRSS']:7.0f} MB (peak {found['VmHWM']:7.0f} MB)"
             + (f", took {seconds:.1f} s" if seconds else "")
         )
+    print(f"  the snapshot itself (this process, tracemalloc + faiss codes): {snapshot_mb:.0f} MB")
     resident = max(found["VmRSS"] for _, found, _ in steps)
     peak = max(found["VmHWM"] for _, found, _ in steps)
     label = f"{args.chunks // 1000}k chunks"

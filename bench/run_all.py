@@ -86,7 +86,26 @@ BENCHES: tuple[Bench, ...] = (
         "bench.search",
         ("--sizes", "10000,50000", "--queries", "20", "--brute", "3"),
         ("--sizes", "10000,50000,200000"),
-        timeout_s=600,
+        timeout_s=1800,
+    ),
+    Bench(
+        "crash",
+        "bench.crash",
+        ("--files", "200", "--trials", "20", "--serve-trials", "3", "--sample", "10"),
+        timeout_s=900,
+    ),
+    Bench(
+        "concurrency",
+        "bench.concurrency",
+        ("--seconds", "60", "--writers", "8", "--readers", "8"),
+        timeout_s=300,
+    ),
+    Bench(
+        "memory",
+        "bench.memory",
+        ("--chunks", "50000", "--sources", "250"),
+        ("--chunks", "200000", "--sources", "1000"),
+        timeout_s=1800,
     ),
     Bench(
         "context",
