@@ -132,9 +132,9 @@ def _rescored(
     _, top = snapshot.vector_rows([chunk for chunk, _ in fused[:FEEDBACK_HITS]])
     if not top.size:
         return None
-    moved = feedback_vector(vector, snapshot.matrix[top])
+    moved = feedback_vector(vector, snapshot.matrix.take(top))
     candidates = list(dict.fromkeys(chunk for one in lists for chunk, _ in one))
     known, rows = snapshot.vector_rows(candidates)
-    scores = np.einsum("ij,j->i", snapshot.matrix[rows], moved)
+    scores = np.einsum("ij,j->i", snapshot.matrix.take(rows), moved)
     order = np.lexsort((np.arange(len(known)), -scores))
     return [(known[index], float(scores[index])) for index in order]
