@@ -141,3 +141,25 @@ async def test_global_search_skips_chunks_staged_under_a_placeholder_parent(
     hits = await service.search("vortex shedding", mode=SearchMode.TEXT, limit=50)
 
     assert [hit.text for hit in hits] == ["vortex shedding behind a cylinder"]
+
+
+async def test_ids_with_quoted_keys_come_back_plain(
+    store: Store, service: SearchService, embedder: FakeEmbedder
+) -> None:
+    nb = (await store.notebooks.create("nb")).id
+    # A key with '-' is one the engine quotes when it casts the id to a string.
+    await store.db.query(
+        "CREATE source:`with-dash` SET title = 'dashed', full_text = 'x', content_hash = 'h';"
+        "RELATE source:`with-dash`->reference->$nb;"
+        "CREATE chunk:`chunk-1` SET parent = source:`with-dash`, source = source:`with-dash`,"
+        " kind = 'source', ord = 0, text = 'ramjet inlet', token_count = 2, char_start = 0,"
+        " char_end = 12;"
+        "UPDATE $nb SET version += 1;",
+        {"nb": _record(nb)},
+    )
+
+    hits = await service.search("ramjet inlet", notebook_id=nb, mode=SearchMode.TEXT)
+
+    assert [(hit.id, hit.parent_id, hit.source_id, hit.parent_title) for hit in hits] == [
+        ("chunk:chunk-1", "source:with-dash", "source:with-dash", "dashed")
+    ]

@@ -55,7 +55,7 @@ class SnapshotCache:
                     scope = await self._load(members)
                     self._scopes[notebook_id] = scope
                 else:
-                    await self._update(scope, change, members)
+                    await self._update(notebook_id, scope, change, members)
                 scope.snapshot(stamp)
             self._scopes.move_to_end(notebook_id)
             while len(self._scopes) > self._max_scopes:
@@ -85,9 +85,16 @@ class SnapshotCache:
         dead = scope.dead + scope.rows_leaving(change)
         return dead > max(scope.live - scope.rows_leaving(change), self._exact_limit // 4)
 
-    async def _update(self, scope: Scope, change: Change, members: ScopeMembers) -> None:
+    async def _update(
+        self, notebook_id: str | None, scope: Scope, change: Change, members: ScopeMembers
+    ) -> None:
         chunks = await self._store.scopes.chunks(change.sources, change.notes)
-        scope.apply(change.gone, chunks)
+        try:
+            scope.apply(change.gone, chunks)
+        except Exception:
+            # A scope changed half-way is not trusted: the next search loads it anew.
+            self._scopes.pop(notebook_id, None)
+            raise
         scope.stamps = members.stamps()
 
     async def _load(self, members: ScopeMembers) -> Scope:
