@@ -171,6 +171,7 @@ async def run(args: argparse.Namespace) -> int:
         f"serve RSS with a {label} notebook loaded / peak (MB)",
         ours=f"{resident:.0f} / {peak:.0f}",
     )
+    record("memory", f"of which the search snapshot itself @ {label} (MB)", ours=round(snapshot_mb))
     record(
         "memory",
         f"first search of the {label} notebook through serve (s)",
