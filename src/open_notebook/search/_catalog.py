@@ -35,7 +35,7 @@ class Catalog:
         if rows is None or row is None:
             return None
         parent = rows.parents[row]
-        start, end, _ = rows.spans.view()[row].tolist()
+        start, end, order = rows.spans.view()[row].tolist()
         return SearchHit(
             id=chunk_id,
             kind=_KINDS[int(rows.kinds.view()[row])],
@@ -45,6 +45,7 @@ class Catalog:
             text=rows.texts[row],
             char_start=start,
             char_end=end,
+            ord=order,
             scores=scores,
             rank=rank,
             heading_path=rows.headings[row],

@@ -51,7 +51,8 @@ class SearchHit:
     """One chunk-level result.
 
     ``parent_id`` is the source, note or insight the chunk belongs to; ``source_id`` is the root
-    source for source and insight chunks (``None`` for notes).
+    source for source and insight chunks (``None`` for notes). ``char_start``/``char_end`` are
+    the chunk's span in its parent's text and ``ord`` its position among the parent's chunks.
     """
 
     id: str
@@ -62,6 +63,7 @@ class SearchHit:
     text: str
     char_start: int
     char_end: int
+    ord: int
     scores: HitScores
     rank: int
     heading_path: tuple[str, ...] = ()

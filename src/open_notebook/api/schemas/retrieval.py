@@ -62,6 +62,7 @@ class SearchHitPublic(BaseModel):
     text: str
     char_start: int
     char_end: int
+    ord: int
     scores: HitScoresPublic
     rank: int
     heading_path: list[str]
