@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from open_notebook.errors import InvalidInputError
-from open_notebook.ingest._sections import Section, markdown_sections, paragraphs, sentences
+from open_notebook.ingest._sections import Section, markdown_sections, paragraphs
+from open_notebook.segment import sentences
 
 CountTokens = Callable[[str], int]
 _STRUCTURED_FORMATS = frozenset({"markdown", "html"})

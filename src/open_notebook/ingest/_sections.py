@@ -1,4 +1,5 @@
-"""Split a text into sections (Markdown headings), paragraphs and sentences, as char spans."""
+"""Split a text into sections (Markdown headings) and paragraphs, as char spans (sentences:
+:mod:`open_notebook.segment`)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
+from open_notebook.segment import trimmed
+
 _HEADING: Final = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE: Final = re.compile(r"^ {0,3}(```|~~~)")
 _BLANK_LINES: Final = re.compile(r"\n[ \t\r\f\v]*\n\s*")
-# A sentence ends after Latin/Arabic end marks followed by space, after CJK end marks, or at a
-# line break (hard-wrapped text splits there too; counts stay additive at whitespace).
-_SENTENCE_END: Final = re.compile(
-    r"[.!?\u2026\u061f\u06d4]+[\"'\u201d\u2019)\]]*(?=\s)"
-    r"|[\u3002\uff01\uff1f\uff0e]+[\u300d\u300f\uff09\"'\u201d\u2019)]*"
-    r"|\n"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,24 +48,6 @@ def paragraphs(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """Spans of blank-line separated paragraphs in ``text[start:end]``, whitespace trimmed."""
     position = start
     for gap in _BLANK_LINES.finditer(text, start, end):
-        yield from _trimmed(text, position, gap.start())
+        yield from trimmed(text, position, gap.start())
         position = gap.end()
-    yield from _trimmed(text, position, end)
-
-
-def sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """Spans of sentences (and lines) in ``text[start:end]``, whitespace trimmed."""
-    position = start
-    for mark in _SENTENCE_END.finditer(text, start, end):
-        yield from _trimmed(text, position, mark.end())
-        position = mark.end()
-    yield from _trimmed(text, position, end)
-
-
-def _trimmed(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    if end > start:
-        yield start, end
+    yield from trimmed(text, position, end)

@@ -3,8 +3,13 @@
 service = SearchService(store, embedder, settings)
 hits = await service.search("lift of a wing", notebook_id="notebook:abc", mode=SearchMode.HYBRID)
 groups = group_by_parent(hits)
+
+The text analysis of BM25 (``words``, ``WordTerms``, ``query_terms``) is public: matching a
+question's terms elsewhere (the context builder's sentences) uses the same stems, stop words and
+CJK n-grams.
 """
 
+from open_notebook.search._analyze import WordTerms, query_terms, words
 from open_notebook.search._fusion import DEFAULT_RRF_K, FusionMethod, convex_fuse, rrf_fuse
 from open_notebook.search._hits import ParentGroup, group_by_parent
 from open_notebook.search._service import MAX_LIMIT, QueryEmbedder, SearchService
@@ -22,7 +27,10 @@ __all__ = [
     "SearchHit",
     "SearchMode",
     "SearchService",
+    "WordTerms",
     "convex_fuse",
     "group_by_parent",
+    "query_terms",
     "rrf_fuse",
+    "words",
 ]
