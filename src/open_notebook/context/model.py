@@ -23,6 +23,7 @@ class DropReason(StrEnum):
     BUDGET = "budget"
     DUPLICATE_OF = "duplicate_of"
     BELOW_MIN_SCORE = "below_min_score"
+    LOW_RELEVANCE = "low_relevance"
     EXCLUDED_BY_CONFIG = "excluded_by_config"
     NOT_FOUND = "not_found"
 

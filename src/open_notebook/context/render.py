@@ -8,6 +8,8 @@ cannot close the element) and attribute values are quoted.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 from xml.sax.saxutils import escape, quoteattr
 
@@ -41,19 +43,23 @@ def _one_line(text: str) -> str:
     return _WHITESPACE.sub(" ", text).strip()
 
 
-def _markdown(candidate: Candidate, body: str, truncated: bool) -> str:
+def _markdown_header(candidate: Candidate, truncated: bool) -> str:
     title = _one_line(candidate.title).replace("[", "(").replace("]", ")")
     header = f"### [{candidate.id}] {title}".rstrip()
     if candidate.type is ItemType.INSIGHT and candidate.parent_id:
         header += f" (insight on [{candidate.parent_id}])"
     if truncated:
         header += TRUNCATED_NOTE
+    return header
+
+
+def _markdown(candidate: Candidate, body: str, truncated: bool) -> str:
+    header = _markdown_header(candidate, truncated)
     inert: str = text_memo(_INERT_MARKDOWN).get(body, _inert_markdown)
     return f"{header}\n{inert}" if inert else header
 
 
-def _xml(candidate: Candidate, body: str, truncated: bool) -> str:
-    tag = _TAGS[candidate.type]
+def _xml_open(candidate: Candidate, truncated: bool) -> str:
     attributes = [f"id={quoteattr(candidate.id)}"]
     title = _one_line(_XML_FORBIDDEN.sub("", candidate.title))
     if title:
@@ -62,8 +68,12 @@ def _xml(candidate: Candidate, body: str, truncated: bool) -> str:
         attributes.append(f"source={quoteattr(candidate.parent_id)}")
     if truncated:
         attributes.append('truncated="true"')
+    return f"<{_TAGS[candidate.type]} {' '.join(attributes)}>"
+
+
+def _xml(candidate: Candidate, body: str, truncated: bool) -> str:
     inner: str = text_memo(_INERT_XML).get(body, _inert_xml)
-    return f"<{tag} {' '.join(attributes)}>\n{inner}\n</{tag}>"
+    return f"{_xml_open(candidate, truncated)}\n{inner}\n</{_TAGS[candidate.type]}>"
 
 
 def render_block(
@@ -78,3 +88,62 @@ def render_block(
 def render_document(blocks: list[str]) -> str:
     """The whole context text: blocks in order, separated by a blank line."""
     return SEPARATOR.join(blocks)
+
+
+# Passages of a question's context: one label per record, then its passages in document order,
+# each behind its handle (``[#c12]``: chunk 12 of the record named by the label), and a gap
+# marker where text is left out between two of them.
+PASSAGE_GAP_MARKDOWN: Final = "…"
+PASSAGE_GAP_XML: Final = "<gap/>"
+
+
+@dataclass(frozen=True, slots=True)
+class RunText:
+    """One passage as rendered: its local handle (``#c12``), text, and whether text of the
+    record is left out right before it."""
+
+    handle: str
+    text: str
+    gap_before: bool = False
+
+
+def inert_text(text: str, fmt: RenderFormat) -> str:
+    """``text`` as it is sent in ``fmt`` (Markdown headings escaped, XML escaped)."""
+    if fmt is RenderFormat.XML:
+        return _inert_xml(text)
+    # Most sentences hold no "#": the heading pattern need not scan them.
+    return _inert_markdown(text) if "#" in text else text.strip()
+
+
+def passage_parts(fmt: RenderFormat) -> tuple[str, str, str]:
+    """What a passage adds besides its text (before it with a handle ``{}``, after it), and
+    what a gap marker adds: the pieces the selection charges before the final count."""
+    if fmt is RenderFormat.XML:
+        return '\n<passage ref="{}">', "</passage>", "\n" + PASSAGE_GAP_XML
+    return "\n[{}] ", "", "\n" + PASSAGE_GAP_MARKDOWN
+
+
+def record_frame(candidate: Candidate, fmt: RenderFormat, *, truncated: bool) -> tuple[str, str]:
+    """The label a record's passages sit under, and what closes the block."""
+    if fmt is RenderFormat.XML:
+        return _xml_open(candidate, truncated), f"\n</{_TAGS[candidate.type]}>"
+    return _markdown_header(candidate, truncated), ""
+
+
+def render_passages(
+    candidate: Candidate,
+    runs: Sequence[RunText],
+    *,
+    truncated: bool,
+    fmt: RenderFormat = RenderFormat.MARKDOWN,
+) -> str:
+    """One record's block: its label once, then its passages."""
+    opening, closing = record_frame(candidate, fmt, truncated=truncated)
+    before, after, gap = passage_parts(fmt)
+    parts = [opening]
+    for run in runs:
+        if run.gap_before:
+            parts.append(gap)
+        parts.append(before.format(run.handle) + inert_text(run.text, fmt) + after)
+    parts.append(closing)
+    return "".join(parts)

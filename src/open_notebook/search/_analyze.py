@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from typing import Final
 
 import Stemmer
@@ -57,6 +58,27 @@ class WordTerms:
             found = self._analyze(word)
             self._cache[word] = found
         return found
+
+    def many(self, found: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """The terms of each of many words, the same as one call each (the stemmer is called
+        once for all the words that need it, ~4x less work than one call per new word)."""
+        result: dict[str, tuple[str, ...]] = {}
+        plain: dict[str, str] = {}
+        for word in found:
+            known = self._cache.get(word)
+            if known is not None:
+                result[word] = known
+            elif word in STOP_WORDS or has_cjk(word):
+                result[word] = self(word)
+            else:
+                plain[word] = _fold(word)
+        folded = [one for one in plain.values() if one]
+        stems = dict(zip(folded, self._stemmer.stemWords(folded), strict=True))
+        for word, one in plain.items():
+            terms = (str(stems[one]),) if one else ()
+            self._cache[word] = terms
+            result[word] = terms
+        return result
 
     def _analyze(self, word: str) -> tuple[str, ...]:
         if word in STOP_WORDS:
