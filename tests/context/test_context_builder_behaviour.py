@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from context_corpus import Corpus
 
+from open_notebook.context import parse_inclusion
 from open_notebook.errors import BudgetTooSmallError, InvalidInputError, NotFoundError
 from open_notebook.store import Store
 from open_notebook.tokens import get_token_counter
@@ -20,7 +21,6 @@ from open_notebook.utils.context_builder import (
     build_notebook_context,
     build_source_context,
 )
-from open_notebook.utils.context_config import parse_inclusion
 
 COUNTER = get_token_counter()
 

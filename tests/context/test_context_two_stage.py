@@ -6,19 +6,33 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
 
-from open_notebook.context import Assembly, RenderFormat, assemble
+from open_notebook.context import (
+    Assembly,
+    ContextRequest,
+    RenderFormat,
+    assemble,
+    build_context,
+    useful_body_tokens,
+)
+from open_notebook.context.records import (
+    catalog_request,
+    context_data,
+    gather_records,
+    merge_repeats,
+)
 from open_notebook.db.connection import record
 from open_notebook.errors import BudgetTooSmallError
 from open_notebook.store import Store
+from open_notebook.store.context_reads import Catalog, ChunkText, Requested
 from open_notebook.store.sources import NewSource
+from open_notebook.store.text_stats import STATS_ENCODING
 from open_notebook.tokens import get_token_counter
-from open_notebook.utils.context_base import ContextBuilder
-from open_notebook.utils.context_catalog import read_texts
 
 COUNTER = get_token_counter()
 WORDS = [
@@ -61,35 +75,63 @@ async def _wide(store: Store, seed: int = 3) -> Wide:
     return Wide(notebook.id, tuple(sources), tuple(notes))
 
 
-async def _with_every_text(store: Store, builder: ContextBuilder) -> Assembly:
-    """What the builder's fit gives when every text is read (the one-stage result)."""
-    unread = [item.id for item in builder.items if not item.loaded]
-    texts = await read_texts(store, unread)
-    candidates = [
-        replace(item.to_candidate(), content=texts.get(item.id, item.content), loaded=True)
-        for item in builder.items
-    ]
-    return assemble(
-        candidates,
-        counter=builder.counter,
-        budget=builder.max_tokens,
-        fmt=builder.format,
-        per_group_cap=builder.per_source_max_tokens,
-        min_score=builder.min_score,
-        near_threshold=builder.near_duplicate_threshold,
-        pre_dropped=builder.dropped,
+class RecordingReader:
+    """The store's context reads, remembering which texts a build asked for."""
+
+    def __init__(self, store: Store) -> None:
+        self.inner = store.context
+        self.texts_read: list[str] = []
+
+    async def catalogs(
+        self, notebook_id: str | None, requested: Requested
+    ) -> tuple[Catalog | None, Catalog]:
+        return await self.inner.catalogs(notebook_id, requested)
+
+    async def texts(self, ids: Sequence[str]) -> dict[str, str]:
+        self.texts_read.extend(ids)
+        return await self.inner.texts(ids)
+
+    async def chunks(self, record_ids: Sequence[str]) -> dict[str, list[ChunkText]]:
+        return await self.inner.chunks(record_ids)
+
+
+async def _with_every_text(store: Store, request: ContextRequest) -> tuple[Assembly, int]:
+    """What the fit gives when every text is read up front (the one-stage result), and the
+    number of candidates."""
+    notebook, explicit = await store.context.catalogs(request.notebook_id, catalog_request(request))
+    stored = request.counter.name == STATS_ENCODING
+    gathered, dropped = gather_records(
+        request, context_data(notebook, explicit, request, stored_counts=stored)
     )
+    candidates = merge_repeats(gathered)
+    texts = await store.context.texts([one.id for one in candidates])
+    candidates = [replace(one, content=texts[one.id], loaded=True) for one in candidates]
+    budget = request.max_tokens
+    assembly = assemble(
+        candidates,
+        counter=request.counter,
+        budget=budget,
+        fmt=request.fmt,
+        per_group_cap=request.per_source_cap,
+        min_score=request.min_score,
+        near_threshold=request.near_threshold,
+        min_body_tokens=useful_body_tokens(budget),
+        pre_dropped=dropped,
+    )
+    return assembly, len(candidates)
 
 
-async def _check_same(store: Store, builder: ContextBuilder) -> dict[str, Any]:
-    ctx = await builder.build()
-    assert builder.assembly is not None
-    full = await _with_every_text(store, builder)
-    assert builder.assembly.rendered == full.rendered
-    assert builder.assembly.manifest == full.manifest
-    assert ctx["metadata"]["content_hash"] == full.content_hash
-    assert ctx["total_tokens"] == builder.counter.count(str(ctx["rendered"]))
-    return ctx
+async def _check_same(store: Store, request: ContextRequest) -> tuple[dict[str, Any], float]:
+    """Build in two stages and with every text read; the decisions must be the same. Returns
+    the payload and the share of candidates whose text the build read."""
+    reader = RecordingReader(store)
+    payload = await build_context(request, reader=reader)
+    full, count = await _with_every_text(store, request)
+    assert payload.rendered == full.rendered
+    assert payload.manifest == full.manifest
+    assert payload.content_hash == full.content_hash
+    assert payload.total_tokens == request.counter.count(payload.rendered)
+    return payload.to_dict(), len(set(reader.texts_read)) / max(1, count)
 
 
 @pytest.mark.parametrize("budget", [60, 300, 1500, 6000, None])
@@ -98,28 +140,25 @@ async def test_two_stage_build_decides_as_with_every_text(
     store: Store, budget: int | None, fmt: str
 ) -> None:
     wide = await _wide(store)
-    builder = ContextBuilder(
-        notebook_id=wide.notebook_id, max_tokens=budget, format=fmt, store=store
-    )
-    ctx = await _check_same(store, builder)
+    request = ContextRequest(notebook_id=wide.notebook_id, budget=budget, fmt=RenderFormat(fmt))
+    ctx, read = await _check_same(store, request)
     if budget is not None:
         assert ctx["total_tokens"] <= budget
     if budget == 300:
         # The point of the two stages: most texts that cannot fit are never read.
-        assert sum(not item.loaded for item in builder.items) > len(builder.items) // 2
+        assert read < 0.5
 
 
 async def test_per_source_cap_and_pinned_ids_with_unread_texts(store: Store) -> None:
     wide = await _wide(store)
-    builder = ContextBuilder(
+    request = ContextRequest(
         notebook_id=wide.notebook_id,
-        source_ids=[wide.source_ids[5]],
-        note_ids=[wide.note_ids[3]],
-        max_tokens=900,
-        per_source_max_tokens=150,
-        store=store,
+        source_ids=(wide.source_ids[5],),
+        note_ids=(wide.note_ids[3],),
+        budget=900,
+        per_source_cap=150,
     )
-    ctx = await _check_same(store, builder)
+    ctx, _ = await _check_same(store, request)
     included = {entry["id"] for entry in ctx["manifest"]["included"]}
     assert {wide.source_ids[5], wide.note_ids[3]} <= included
 
@@ -145,19 +184,16 @@ async def test_records_without_or_with_stale_counts_are_read_and_counted(store: 
     )
     assert rows == [None]  # the stale count is not trusted
     for budget in (120, 700):
-        await _check_same(
-            store, ContextBuilder(notebook_id=wide.notebook_id, max_tokens=budget, store=store)
-        )
+        await _check_same(store, ContextRequest(notebook_id=wide.notebook_id, budget=budget))
 
 
 async def test_another_tokenizer_plans_without_the_stored_counts(store: Store) -> None:
     wide = await _wide(store)
-    builder = ContextBuilder(
-        notebook_id=wide.notebook_id, max_tokens=400, encoding="cl100k_base", store=store
-    )
-    ctx = await _check_same(store, builder)
-    assert ctx["total_tokens"] == get_token_counter("cl100k_base").count(str(ctx["rendered"]))
-    assert all(item.stored_tokens is None for item in builder.items)
+    cl100k = get_token_counter("cl100k_base")
+    request = ContextRequest(notebook_id=wide.notebook_id, budget=400, counter=cl100k)
+    ctx, _ = await _check_same(store, request)
+    assert ctx["total_tokens"] == cl100k.count(str(ctx["rendered"]))
+    assert ctx["metadata"]["tokenizer"] == "cl100k_base"
 
 
 async def test_store_writes_the_count_of_each_text(store: Store) -> None:
@@ -179,8 +215,8 @@ async def test_store_writes_the_count_of_each_text(store: Store) -> None:
 
 async def _candidate_ids(store: Store, notebook_id: str) -> set[str]:
     """Every candidate of a notebook build, included or dropped."""
-    ctx = await ContextBuilder(notebook_id=notebook_id, max_tokens=500, store=store).build()
-    manifest = ctx["manifest"]
+    request = ContextRequest(notebook_id=notebook_id, budget=500)
+    manifest = (await build_context(request, reader=store.context)).manifest
     return {entry["id"] for entry in [*manifest["included"], *manifest["dropped"]]}
 
 
@@ -218,16 +254,16 @@ async def test_a_budget_spent_before_the_first_item_is_a_clear_error(
 ) -> None:
     wide = await _wide(store)
     with pytest.raises(BudgetTooSmallError, match="max_tokens"):
-        await ContextBuilder(notebook_id=wide.notebook_id, max_tokens=budget, store=store).build()
+        await build_context(
+            ContextRequest(notebook_id=wide.notebook_id, budget=budget), reader=store.context
+        )
 
 
 def test_importing_the_context_modules_registers_nothing() -> None:
     code = (
         "import open_notebook.utils.context_builder, open_notebook.context\n"
         "from open_notebook.context import memo\n"
-        "from open_notebook.utils import context_catalog\n"
         "assert not memo._TEXT_MEMOS and not memo._KEYED_MEMOS\n"
-        "assert not context_catalog._CATALOGS\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
@@ -266,11 +302,8 @@ async def test_a_notebook_without_any_stored_count_decides_the_same(
         {"nb": record(wide.notebook_id)},
     )
     for cap in (None, 120):
-        builder = ContextBuilder(
-            notebook_id=wide.notebook_id, max_tokens=budget, per_source_max_tokens=cap, store=store
-        )
-        await _check_same(store, builder)
-        assert all(item.stored_tokens is None for item in builder.items)
+        request = ContextRequest(notebook_id=wide.notebook_id, budget=budget, per_source_cap=cap)
+        await _check_same(store, request)
 
 
 async def test_duplicates_among_unread_texts_are_found_when_read(store: Store) -> None:
@@ -280,13 +313,10 @@ async def test_duplicates_among_unread_texts_are_found_when_read(store: Store) -
     same = await store.notes.create(wide.notebook_id, text.upper(), title="B")
     near = await store.notes.create(wide.notebook_id, text + " Solar too.", title="C")
     # Asked for by id, the notes are offered room first; their texts are read in stage two.
-    builder = ContextBuilder(
-        notebook_id=wide.notebook_id,
-        note_ids=[first.id, same.id, near.id],
-        max_tokens=1200,
-        store=store,
+    request = ContextRequest(
+        notebook_id=wide.notebook_id, note_ids=(first.id, same.id, near.id), budget=1200
     )
-    ctx = await _check_same(store, builder)
+    ctx, _ = await _check_same(store, request)
     reasons = {entry["id"]: entry["reason"] for entry in ctx["manifest"]["dropped"]}
     assert reasons[same.id] == f"duplicate_of:{first.id}"
     assert reasons[near.id] == f"duplicate_of:{first.id}"
@@ -295,8 +325,7 @@ async def test_duplicates_among_unread_texts_are_found_when_read(store: Store) -
 
 
 def test_remembered_catalogs_follow_the_stamp_and_count_their_records() -> None:
-    from open_notebook.utils.context_catalog import Catalog, _Catalogs
-    from open_notebook.utils.context_rows import TextRecord
+    from open_notebook.store.context_reads import TextRecord, _Catalogs
 
     one = TextRecord("source:a", "A", loaded=False)
     catalogs = _Catalogs()
@@ -308,3 +337,17 @@ def test_remembered_catalogs_follow_the_stamp_and_count_their_records() -> None:
     catalogs.put("notebook:x", 2, bigger)
     assert catalogs.records == 2
     assert catalogs.get("notebook:x", 2) is bigger
+
+
+async def test_each_store_keeps_its_own_catalogs(store: Store, settings: Any) -> None:
+    from open_notebook.db import open_database
+
+    wide = await _wide(store)
+    other = Store(await open_database(settings))
+    try:
+        request = ContextRequest(notebook_id=wide.notebook_id, budget=300)
+        await build_context(request, reader=store.context)
+        assert store.context._catalogs.entries
+        assert not other.context._catalogs.entries
+    finally:
+        await other.close()

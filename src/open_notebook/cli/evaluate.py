@@ -1,4 +1,5 @@
-"""``open-notebook eval``: retrieval quality on a BEIR-layout dataset, through the real pipeline."""
+"""``open-notebook eval``: retrieval quality on a BEIR-layout dataset, through the real pipeline;
+with ``--context``, the evidence held by budgeted contexts (builder against plain chunk packing)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,12 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Column, Table
 
+from open_notebook.cli._eval_context import (
+    parse_budgets,
+    report_summary,
+    report_table,
+    run_context_eval,
+)
 from open_notebook.cli._jsonout import emit_json
 from open_notebook.cli._options import JsonFlag
 from open_notebook.cli._runtime import CliState, guard, wants_json
@@ -54,10 +61,34 @@ def evaluate(
     max_queries: Annotated[
         int | None, typer.Option("--max-queries", min=1, help="Evaluate only the first N.")
     ] = None,
+    context: Annotated[
+        bool,
+        typer.Option(
+            "--context",
+            help="Measure contexts instead: evidence_in, answer_in, doc_recall, budget_use and "
+            "build time of the builder and of plain chunk packing, on the same hybrid hits.",
+        ),
+    ] = False,
+    budgets: Annotated[
+        str, typer.Option("--budgets", metavar="N,N,...", help="With --context: token budgets, comma-separated.")
+    ] = "200,400,800,1600",
+    distractors: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--distractors",
+            metavar="DIR",
+            help="With --context: another dataset whose corpus joins the notebook unjudged "
+            "(repeatable).",
+        ),
+    ] = None,
     json_flag: JsonFlag = False,
 ) -> None:
-    """Measure nDCG@10, Recall@100 and MRR@10 in a temporary in-memory database."""
+    """Measure nDCG@10, Recall@100 and MRR@10 in a temporary in-memory database (with
+    --context: what budgeted contexts hold)."""
     state = wants_json(ctx, json_flag)
+    if context:
+        _evaluate_contexts(state, dataset, budgets, distractors or [], max_queries)
+        return
     modes = (
         [m.value for m in EvalMode if m is not EvalMode.ALL]
         if mode is EvalMode.ALL
@@ -86,15 +117,46 @@ def evaluate(
     )
 
 
-async def _evaluate(
-    state: CliState, dataset: Path, modes: list[str], max_queries: int | None
-) -> list[dict[str, Any]]:
+def _evaluate_contexts(
+    state: CliState,
+    dataset: Path,
+    budgets: str,
+    distractors: list[Path],
+    max_queries: int | None,
+) -> None:
+    async def run() -> dict[str, Any]:
+        _check_dataset(dataset)
+        with _progress(state) as update:
+            return await run_context_eval(
+                state,
+                dataset,
+                budgets=parse_budgets(budgets),
+                distractors=distractors,
+                max_queries=max_queries,
+                progress=update,
+            )
+
+    report = guard(state, lambda: asyncio.run(run()))
+    if state.json_output:
+        emit_json(report)
+        return
+    state.out.print(report_table(report))
+    state.out.print(report_summary(report), highlight=False)
+
+
+def _check_dataset(dataset: Path) -> None:
     if not dataset.is_dir():
         raise InvalidInputError(
             f"--dataset {dataset} is not a folder; expected corpus.jsonl, queries.jsonl and "
             "qrels/test.tsv (BEIR layout)",
             field="dataset",
         )
+
+
+async def _evaluate(
+    state: CliState, dataset: Path, modes: list[str], max_queries: int | None
+) -> list[dict[str, Any]]:
+    _check_dataset(dataset)
     module = require_module("open_notebook.eval", "eval")
     from open_notebook.embeddings import create_embedder
 

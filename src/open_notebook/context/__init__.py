@@ -1,9 +1,22 @@
-"""Pure context assembly: candidates → dedup → prioritize → fit (shrink before drop) → render.
+"""The context builder: the best context that fits a token budget, with a manifest of why.
 
-Nothing here does I/O; the token counter is passed in and counts the text that will be sent.
+    request = ContextRequest(notebook_id="notebook:abc", query="why is my loaf dense", budget=800)
+    payload = await build_context(request, reader=store.context, searcher=search_service)
+    payload.rendered, payload.total_tokens, payload.passages, payload.to_dict()
+
+With a question, the context is made of passages (the sentences of the chunks search found,
+chosen by expected evidence per token); without one, of records (the seed's sources, insights
+and notes, cut to fit where they must). :func:`pack_chunks` is plain top-k chunk packing, the
+baseline the builder is measured against (``open-notebook eval --context``).
+
+Everything below the entry point is pure: candidates in, rendered text and decisions out; the
+token counter is passed in and counts the text that will be sent.
 """
 
 from open_notebook.context.assemble import Assembly, assemble
+from open_notebook.context.baseline import ChunkPacking, pack_chunks
+from open_notebook.context.build import build_context, useful_body_tokens
+from open_notebook.context.config import ContextConfig, InclusionLevel, parse_inclusion
 from open_notebook.context.dedup import DEFAULT_NEAR_THRESHOLD, Deduper, deduplicate
 from open_notebook.context.fit import FitParams, place_whole, shrink, stub_tokens
 from open_notebook.context.manifest import build_manifest, canonical_json, content_hash
@@ -18,28 +31,49 @@ from open_notebook.context.model import (
     prioritize,
     sort_key,
 )
+from open_notebook.context.passages import RankedChunk
+from open_notebook.context.payload import ContextPayload, RecordEntry, passage_dict
+from open_notebook.context.query import Passage, PassageAssembly, assemble_passages
+from open_notebook.context.reader import ContextReader, Searcher
 from open_notebook.context.render import render_block, render_document
+from open_notebook.context.request import ContextRequest
 from open_notebook.context.select import Selection, SelectOptions, select
 
 __all__ = [
     "DEFAULT_NEAR_THRESHOLD",
     "Assembly",
     "Candidate",
+    "ChunkPacking",
+    "ContextConfig",
+    "ContextPayload",
+    "ContextReader",
+    "ContextRequest",
     "Deduper",
     "DropReason",
     "Dropped",
     "FitParams",
+    "InclusionLevel",
     "ItemType",
+    "Passage",
+    "PassageAssembly",
     "Piece",
     "Placed",
+    "RankedChunk",
+    "RecordEntry",
     "RenderFormat",
+    "Searcher",
     "SelectOptions",
     "Selection",
     "assemble",
+    "assemble_passages",
+    "build_context",
     "build_manifest",
     "canonical_json",
     "content_hash",
     "deduplicate",
+    "pack_chunks",
+    "parse_inclusion",
+    "passage_dict",
     "place_whole",
     "prioritize",
     "render_block",
@@ -48,4 +82,5 @@ __all__ = [
     "shrink",
     "sort_key",
     "stub_tokens",
+    "useful_body_tokens",
 ]

@@ -116,9 +116,11 @@ def pick(
     costs: Costs,
     floor: float = DEFAULT_FLOOR,
     near_threshold: float | None = 0.8,
+    group_cap: int | None = None,
 ) -> Picked:
     """Choose units for ``budget`` tokens (as estimated from ``costs``; the caller counts the
-    rendered text and gives back what does not fit)."""
+    rendered text and gives back what does not fit). ``group_cap`` bounds the tokens of one
+    source with its insights (or of one note)."""
     layout = _Layout(units)
     best = max((unit.value for unit in units), default=0.0)
     left_out: dict[int, Reason] = {}
@@ -152,15 +154,17 @@ def pick(
         else:
             offer(index)
     room = budget
+    spent: dict[str, int] = {}
     while heap:
         _, index, stamp = heapq.heappop(heap)
         if stamp != version[index] or index in picked:
             continue
         need = cost(index)
-        if need > room:
+        unit = units[index]
+        group = unit.record.group
+        if need > room or (group_cap is not None and spent.get(group, 0) + need > group_cap):
             left_out[index] = Reason.BUDGET
             continue
-        unit = units[index]
         repeat = seen.repeat_of(unit.text)
         if repeat is not None:
             left_out[index] = Reason.DUPLICATE_OF
@@ -171,6 +175,7 @@ def pick(
         picked.add(index)
         chosen.append(index)
         room -= need
+        spent[group] = spent.get(group, 0) + need
         first = unit.record.id not in started
         started.add(unit.record.id)
         changed = (

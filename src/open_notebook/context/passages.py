@@ -155,27 +155,43 @@ def _drafts(chunks: Sequence[RankedChunk]) -> list[_Draft]:
     return drafts
 
 
-def _analyze(drafts: list[_Draft], question: frozenset[str]) -> None:
-    """Give each draft the question's terms it holds (each distinct word analyzed once)."""
+def question_terms_in(texts: Sequence[str], question: frozenset[str]) -> list[frozenset[str]]:
+    """The question's terms each text holds (each distinct word analyzed once)."""
     analyzer = WordTerms()
-    by_draft = [set(words(draft.text)) for draft in drafts]
+    by_text = [set(words(text)) for text in texts]
     matching: dict[str, tuple[str, ...]] = {}
-    for word, terms in analyzer.many(set().union(*by_draft)).items():
+    for word, terms in analyzer.many(set().union(*by_text)).items():
         found = tuple(term for term in terms if term in question)
         if found:
             matching[word] = found
-    for draft, found_words in zip(drafts, by_draft, strict=True):
-        draft.terms = frozenset(
-            term for word in found_words.intersection(matching) for term in matching[word]
-        )
+    return [
+        frozenset(term for word in found.intersection(matching) for term in matching[word])
+        for found in by_text
+    ]
 
 
-def _idf(drafts: Sequence[_Draft], question: frozenset[str]) -> dict[str, float]:
+def term_scores(texts: Sequence[str], question: Iterable[str]) -> list[float]:
+    """Each text's sum of the idf of the question's terms it holds (idf among ``texts``): how a
+    record's chunks are ranked when no search ranked them."""
+    terms = frozenset(question)
+    held = question_terms_in(texts, terms)
+    idf = _idf(held, terms)
+    return [sum(idf.get(term, 0.0) for term in found) for found in held]
+
+
+def _analyze(drafts: list[_Draft], question: frozenset[str]) -> None:
+    for draft, terms in zip(
+        drafts, question_terms_in([d.text for d in drafts], question), strict=True
+    ):
+        draft.terms = terms
+
+
+def _idf(held: Sequence[frozenset[str]], question: frozenset[str]) -> dict[str, float]:
     found = dict.fromkeys(question, 0)
-    for draft in drafts:
-        for term in draft.terms:
+    for terms in held:
+        for term in terms:
             found[term] += 1
-    count = len(drafts)
+    count = len(held)
     return {term: math.log1p(count / df) for term, df in found.items() if df}
 
 
@@ -190,7 +206,7 @@ def units_of(
     drafts = _drafts(chunks)
     terms = frozenset(question)
     _analyze(drafts, terms)
-    idf = _idf(drafts, terms)
+    idf = _idf([draft.terms for draft in drafts], terms)
     matched = [sum(idf.get(term, 0.0) for term in draft.terms) for draft in drafts]
     # What each chunk holds: its units' lengths and term weights, to spread its relevance.
     lengths: dict[int, float] = {}

@@ -126,6 +126,7 @@ def assemble_passages(
     type_weights: Mapping[str, float],
     near_threshold: float | None = 0.8,
     floor: float = DEFAULT_FLOOR,
+    group_cap: int | None = None,
     pre_dropped: Sequence[Dropped] = (),
 ) -> PassageAssembly:
     """Choose, render and count a question's passages; list every offered chunk's fate.
@@ -135,9 +136,22 @@ def assemble_passages(
     """
     units = units_of(chunks, question_terms, type_weights=_scaled(type_weights))
     costs = _costs(counter, fmt)
-    limit = budget if budget is not None else sum(costs.unit(unit) for unit in units) * 2 + 1_000
-    picked = pick(units, budget=limit, costs=costs, floor=floor, near_threshold=near_threshold)
     best = max((unit.value for unit in units), default=0.0)
+    if budget is not None and units and _alone(units[_best_index(units)], costs) > budget:
+        # The best unit does not fit even alone: it is cut to fit rather than give its place to
+        # a less relevant one that happens to be shorter.
+        return _assembled(
+            chunks, units, best, pre_dropped, *_cut_best(units, best, counter, fmt, budget)
+        )
+    limit = budget if budget is not None else sum(costs.unit(unit) for unit in units) * 2 + 1_000
+    picked = pick(
+        units,
+        budget=limit,
+        costs=costs,
+        floor=floor,
+        near_threshold=near_threshold,
+        group_cap=group_cap,
+    )
     chosen = list(picked.chosen)
     left_out = dict(picked.left_out)
     while True:
@@ -152,10 +166,29 @@ def assemble_passages(
         chosen.remove(weakest)
         left_out[weakest] = Reason.BUDGET
     if not chosen and units and budget is not None:
-        blocks, rendered, total = _cut_best(units, best, counter, fmt, budget)
-        chosen = [_best_index(units)]
-        left_out.pop(chosen[0], None)
-    manifest = _manifest(chunks, units, blocks, chosen, left_out, picked, best, pre_dropped)
+        return _assembled(
+            chunks, units, best, pre_dropped, *_cut_best(units, best, counter, fmt, budget)
+        )
+    picked = Picked(tuple(chosen), left_out, picked.duplicate_of, picked.stopped)
+    return _assembled(chunks, units, best, pre_dropped, blocks, rendered, total, picked)
+
+
+def _alone(unit: Unit, costs: Costs) -> int:
+    """Estimated tokens of a context holding only ``unit``."""
+    return costs.unit(unit) + costs.label(unit.record) + costs.handle(unit)
+
+
+def _assembled(
+    chunks: Sequence[RankedChunk],
+    units: Sequence[Unit],
+    best: float,
+    pre_dropped: Sequence[Dropped],
+    blocks: list[RecordBlock],
+    rendered: str,
+    total: int,
+    picked: Picked,
+) -> PassageAssembly:
+    manifest = _manifest(chunks, units, blocks, picked, best, pre_dropped)
     manifest["stopped"] = picked.stopped.value
     return PassageAssembly(
         rendered, total, tuple(blocks), manifest, _hash(rendered, manifest), picked.stopped
@@ -173,8 +206,8 @@ def _best_index(units: Sequence[Unit]) -> int:
 
 def _cut_best(
     units: Sequence[Unit], best: float, counter: TokenCounter, fmt: RenderFormat, budget: int
-) -> tuple[list[RecordBlock], str, int]:
-    """The best unit cut to fit a budget too small for any whole unit."""
+) -> tuple[list[RecordBlock], str, int, Picked]:
+    """The best unit cut to fit a budget that holds no whole unit (or not the best one)."""
     index = _best_index(units)
     unit = units[index]
     empty = _blocks(units, [index], best, counter, fmt, cut_text="")[0]
@@ -199,7 +232,8 @@ def _cut_best(
             "give a larger max_tokens",
             field="max_tokens",
         )
-    return blocks, rendered, total
+    others = {other: Reason.BUDGET for other in range(len(units)) if other != index}
+    return blocks, rendered, total, Picked((index,), others, {}, Stop.BUDGET)
 
 
 def _runs(units: Sequence[Unit], members: list[int]) -> list[list[int]]:
@@ -320,12 +354,11 @@ def _manifest(
     chunks: Sequence[RankedChunk],
     units: Sequence[Unit],
     blocks: Sequence[RecordBlock],
-    chosen: Sequence[int],
-    left_out: Mapping[int, Reason],
     picked: Picked,
     best: float,
     pre_dropped: Sequence[Dropped],
 ) -> dict[str, Any]:
+    chosen, left_out = picked.chosen, picked.left_out
     included = [_included_entry(passage) for block in blocks for passage in block.passages]
     covered = {_chunk_key(chunk) for index in chosen for chunk in units[index].chunks}
     passages = [passage for block in blocks for passage in block.passages]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from open_notebook.errors import InvalidInputError, NotFoundError
@@ -28,10 +28,16 @@ class Document:
 
 @dataclass(frozen=True, slots=True)
 class Dataset:
+    """A judged collection. ``answers`` and ``evidence`` hold the optional fields of the queries
+    (answer strings, and the sentences of the corpus holding them), only for queries that have
+    them."""
+
     name: str
     documents: tuple[Document, ...]
     queries: dict[str, str]
     qrels: dict[str, dict[str, int]]
+    answers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    evidence: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def load_dataset(directory: Path) -> Dataset:
@@ -45,15 +51,46 @@ def load_dataset(directory: Path) -> Dataset:
     for path in paths:
         if not path.is_file():
             raise NotFoundError(str(path), f"{path} not found (expected BEIR layout)")
-    documents = tuple(
-        Document(str(row["_id"]), str(row.get("title") or ""), str(row.get("text") or ""))
-        for row in _jsonl(paths[0])
-    )
+    documents = load_corpus(directory)
     qrels = _qrels(paths[2])
-    queries = {
-        str(row["_id"]): str(row["text"]) for row in _jsonl(paths[1]) if str(row["_id"]) in qrels
-    }
-    return Dataset(directory.name, documents, queries, {q: qrels[q] for q in queries})
+    rows = [row for row in _jsonl(paths[1]) if str(row["_id"]) in qrels]
+    queries = {str(row["_id"]): str(row["text"]) for row in rows}
+    return Dataset(
+        directory.name,
+        documents,
+        queries,
+        {q: qrels[q] for q in queries},
+        answers=_strings(rows, "answers"),
+        evidence=_strings(rows, "evidence"),
+    )
+
+
+def load_corpus(directory: Path) -> tuple[Document, ...]:
+    """The documents of a BEIR dataset (``corpus.jsonl`` only).
+
+    Raises:
+        NotFoundError: ``corpus.jsonl`` is missing.
+        InvalidInputError: a line is not the expected JSON.
+    """
+    path = directory / "corpus.jsonl"
+    if not path.is_file():
+        raise NotFoundError(str(path), f"{path} not found (expected BEIR layout)")
+    return tuple(
+        Document(str(row["_id"]), str(row.get("title") or ""), str(row.get("text") or ""))
+        for row in _jsonl(path)
+    )
+
+
+def _strings(rows: list[dict[str, object]], name: str) -> dict[str, tuple[str, ...]]:
+    """A list-of-strings field of the queries that have it (non-empty strings only)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for row in rows:
+        value = row.get(name)
+        if isinstance(value, list):
+            strings = tuple(one for one in value if isinstance(one, str) and one.strip())
+            if strings:
+                found[str(row["_id"])] = strings
+    return found
 
 
 def _jsonl(path: Path) -> Iterator[dict[str, object]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from open_notebook.db import Database
 from open_notebook.store.chunks import ChunkRepository, ChunkRow
+from open_notebook.store.context_reads import ContextReads
 from open_notebook.store.notebooks import NotebookRepository
 from open_notebook.store.notes import NoteRepository
 from open_notebook.store.scopes import ScopeRepository
@@ -23,6 +24,8 @@ class Store:
         self.notes = NoteRepository(db)
         self.chunks = ChunkRepository(db)
         self.scopes = ScopeRepository(db)
+        # What context builds read, with the notebook catalogs it remembers for this database.
+        self.context = ContextReads(db)
         for repository in (self.notebooks, self.sources, self.notes, self.chunks, self.scopes):
             repository.store = self
 
@@ -30,4 +33,4 @@ class Store:
         await self.db.close()
 
 
-__all__ = ["ChunkRow", "Store"]
+__all__ = ["ChunkRow", "ContextReads", "Store"]

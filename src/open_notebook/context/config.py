@@ -1,4 +1,4 @@
-"""The seed's ``ContextConfig`` and inclusion levels, validated at the edge."""
+"""The seed's ``ContextConfig``, inclusion levels and the checks of build parameters."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Final
 
-from open_notebook.context import RenderFormat
+from open_notebook.context.model import RenderFormat
 from open_notebook.errors import InvalidInputError
 from open_notebook.ids import normalize_id
 from open_notebook.tokens import TokenCounter, get_token_counter
