@@ -58,7 +58,8 @@ class Costs:
 class Picked:
     """Chosen units (indices, in the order chosen) and why each other unit is not in.
 
-    ``duplicate_of`` maps a unit left out as a repeat to the chosen unit it repeats.
+    ``duplicate_of`` maps a unit left out as a repeat to the chosen unit it repeats (to itself
+    when it repeats its record's label).
     """
 
     chosen: tuple[int, ...]
@@ -151,6 +152,10 @@ def pick(
     for index, unit in enumerate(units):
         if unit.value < floor * best or unit.value <= 0:
             left_out[index] = Reason.LOW_RELEVANCE
+        elif _in_label(unit):
+            # The record's label shows it already (a text that starts with its own title).
+            left_out[index] = Reason.DUPLICATE_OF
+            duplicate_of[index] = index
         else:
             offer(index)
     room = budget
@@ -189,6 +194,12 @@ def pick(
                 del left_out[other]
                 offer(other)
     return Picked(tuple(chosen), left_out, duplicate_of, _stop(left_out))
+
+
+def _in_label(unit: Unit) -> bool:
+    """Every word of the unit is in its record's title."""
+    found = set(normalized_words(unit.text))
+    return bool(found) and found <= set(normalized_words(unit.record.title))
 
 
 def _stop(left_out: dict[int, Reason]) -> Stop:

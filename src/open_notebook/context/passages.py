@@ -5,16 +5,19 @@ question's terms), each with a rank, 1 being the best. A chunk's sentences are t
 is made of: overlapping chunks share their sentences (the overlap is one unit, never sent twice),
 and a note or insight whose chunk is its whole text is one unit (it goes in whole or not at all).
 
-A unit's value estimates how likely it is to hold what the question asks for, from two signals
-that do not depend on the scale of any score:
+A unit's value estimates how likely it is to hold what the question asks for, from signals that
+do not depend on the scale of any score:
 
-* the chunk's rank: ``prior = 1 / rank`` (a chunk is relevant in proportion to where the search
-  put it; a rank survives any change of fusion, a fused score does not: reciprocal-rank scores of
-  the first and the fiftieth hit differ by less than a factor of two);
+* the chunk's prior, the mean of two rank-based opinions: ``1 / rank`` where search put it, and
+  ``1 / rank`` among the offered chunks by how much of the question's terms it holds (each term
+  weighted by its rarity among the candidate sentences, ``idf``, with BM25's analysis: stems,
+  stop words, CJK n-grams). Ranks survive any change of fusion, fused scores do not (reciprocal-
+  rank scores of the first and the fiftieth hit differ by less than a factor of two), and either
+  opinion alone lifts a chunk: search when the question's words are not the document's, the
+  question's terms when one of the fused retrievers is weak (MiniLM on Chinese text);
 * how the chunk's relevance spreads over its sentences: half in proportion to length (the chunk
-  as a whole was found relevant), half in proportion to the question's terms a sentence holds,
-  each weighted by its rarity among the candidate sentences (``idf``), with BM25's analysis
-  (stems, stop words, CJK n-grams). A term every candidate holds (the topic word) tells nothing.
+  as a whole was found relevant), half in proportion to the question's idf-weighted terms a
+  sentence holds. A term every candidate holds (the topic word) tells little.
 
 ``value = type weight x max over its chunks (prior x share)``. Expected evidence per token is then
 ``value / tokens``, which :mod:`open_notebook.context.evidence` maximizes within the budget.
@@ -216,13 +219,19 @@ def units_of(
             key = id(chunk)
             lengths[key] = lengths.get(key, 0.0) + len(draft.text)
             weights[key] = weights.get(key, 0.0) + match
+    held: dict[int, set[str]] = {}
+    for draft in drafts:
+        for chunk in draft.chunks:
+            held.setdefault(id(chunk), set()).update(draft.terms)
+    coverage = {key: sum(idf.get(term, 0.0) for term in found) for key, found in held.items()}
+    priors = _priors(chunks, coverage)
     units: list[Unit] = []
     for draft, match in zip(drafts, matched, strict=True):
         best: tuple[float, RankedChunk] | None = None
         for chunk in draft.chunks:
             key = id(chunk)
             share = _share(len(draft.text), match, lengths[key], weights[key])
-            value = share / chunk.rank
+            value = share * priors[key]
             if best is None or value > best[0]:
                 best = (value, chunk)
         assert best is not None
@@ -242,6 +251,14 @@ def units_of(
             )
         )
     return units
+
+
+def _priors(chunks: Sequence[RankedChunk], coverage: dict[int, float]) -> dict[int, float]:
+    """Each chunk's prior: the mean of 1/rank by search and 1/rank by the question's terms
+    (idf-weighted coverage among the offered chunks; ties keep the search's order)."""
+    by_terms = sorted(chunks, key=lambda one: (-coverage.get(id(one), 0.0), one.rank))
+    lexical = {id(one): position for position, one in enumerate(by_terms, start=1)}
+    return {id(one): (1.0 / one.rank + 1.0 / lexical[id(one)]) / 2 for one in chunks}
 
 
 def _share(length: float, match: float, total_length: float, total_match: float) -> float:

@@ -18,8 +18,9 @@ from open_notebook.errors import DatabaseError
 from open_notebook.tokens import TokenCounter
 
 # Best-guess rounds before the last, complete one. With stored counts one round is usually all
-# it takes; a second catches items whose rendering differs from the estimate.
-_GUESS_ROUNDS: Final = 2
+# it takes; the next catch an item whose rendering differs from its estimate (cut to fit after
+# all, it frees or takes room, and one more candidate's text is needed).
+_GUESS_ROUNDS: Final = 3
 
 ReadTexts = Callable[[Sequence[str]], Awaitable[dict[str, str]]]
 
