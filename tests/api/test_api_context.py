@@ -159,3 +159,48 @@ async def test_query_over_the_configured_limit_is_422(make_client: Any) -> None:
         response = await small.post("/api/context", json={"query": "q" * 101})
         assert response.status_code == 422
         assert "limit is 100" in response.json()["detail"]
+
+
+STEPS = [
+    f"Step {i} of the guide covers {topic} in the kitchen with routine detail."
+    for i, topic in enumerate(["mixing", "folding", "proofing", "shaping", "baking"] * 40)
+]
+STEPS[77] = "Step 77 explains that a dense crumb comes from an underproofed dough."
+LONG_GUIDE = " ".join(STEPS)
+
+
+async def test_question_context_lists_passages_with_handles(
+    client: AsyncClient, notebook: dict[str, Any]
+) -> None:
+    added = await client.post(
+        "/api/sources",
+        json={"title": "Guide", "text": LONG_GUIDE, "notebook_id": notebook["id"]},
+    )
+    assert added.status_code == 201, added.text
+    source_id = added.json()["id"]
+    body = {
+        "notebook_id": notebook["id"],
+        "query": "why is the crumb dense? underproofed dough",
+        "max_tokens": 150,
+        "mode": "text",
+    }
+    response = await client.post("/api/context", json=body)
+    assert response.status_code == 200, response.text
+    payload = response.json()
+    assert payload["total_tokens"] <= 150
+    assert payload["rendered"].count(f"[{source_id}]") == 1  # one label per record
+    passages = payload["passages"]
+    assert passages and all(one["record_id"] == source_id for one in passages)
+    best = max(passages, key=lambda one: one["relevance"])
+    assert "underproofed dough" in best["text"]
+    assert best["text"] == LONG_GUIDE[best["char_start"] : best["char_end"]]
+    assert best["handle"] == f"{source_id}#c{best['ord']}"
+    assert f"[#c{best['ord']}]" in payload["rendered"]
+    # The seed's groups still hold the record, its text as sent and its passages' handles.
+    (source,) = payload["sources"]
+    assert source["id"] == source_id and source["truncated"] is True
+    assert best["handle"] in source["passages"]
+    assert payload["metadata"]["passage_count"] == len(passages)
+    included = payload["manifest"]["included"]
+    assert {entry["handle"] for entry in included} == {one["handle"] for one in passages}
+    assert all(entry["reason"] for entry in payload["manifest"]["dropped"])

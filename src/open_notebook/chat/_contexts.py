@@ -27,17 +27,13 @@ def source_context_factory(store: Store, settings: Settings) -> ContextFactory:
         del question  # the whole source is the subject; a query would switch to search
 
         async def build(budget: int) -> Mapping[str, Any]:
-            from open_notebook.utils.context_builder import ContextBuilder
+            from open_notebook.context import ContextRequest, build_context
 
-            builder = ContextBuilder(
-                source_id=source_id,
-                include_insights=True,
-                max_tokens=budget,
-                store=store,
-                token_counter=counter,
+            request = ContextRequest(
+                source_ids=(source_id,), include_insights=True, budget=budget, counter=counter
             )
-            result: Mapping[str, Any] = await builder.build()
-            return result
+            payload = await build_context(request, reader=store.context)
+            return payload.to_dict()
 
         return build
 
@@ -60,17 +56,16 @@ def notebook_context_factory(
 
     def for_notebook(notebook_id: str, question: str) -> ContextBuild:
         async def build(budget: int) -> Mapping[str, Any]:
-            from open_notebook.utils.context_builder import build_query_context
+            from open_notebook.context import ContextRequest, build_context
 
-            result: Mapping[str, Any] = await build_query_context(
-                question,
-                notebook_id,
-                budget,
-                searcher=found,
-                store=store,
-                token_counter=get_token_counter(settings.tokenizer),
+            request = ContextRequest(
+                notebook_id=notebook_id,
+                query=question,
+                budget=budget,
+                counter=get_token_counter(settings.tokenizer),
             )
-            return result
+            payload = await build_context(request, reader=store.context, searcher=found)
+            return payload.to_dict()
 
         return build
 

@@ -12,6 +12,12 @@ from rich.text import Text
 from open_notebook.search.types import SearchHit
 
 _BAR_WIDTH = 12
+# Why a question's context ends where it does (the manifest's "stopped").
+_STOPPED = {
+    "budget": "stopped: the budget is full",
+    "relevance_floor": "stopped: the rest is far below the best passages' relevance",
+    "candidates_exhausted": "stopped: every candidate is in",
+}
 
 
 def token_bar(tokens: int, scale: int, *, style: str = "green") -> Text:
@@ -54,7 +60,8 @@ def hits_table(hits: Sequence[SearchHit]) -> Table:
 
 
 def manifest_table(manifest: Mapping[str, Any], budget: int | None) -> Table:
-    """Every candidate once: included ones with their token bars, dropped ones with the reason."""
+    """Every candidate once: included ones with their token bars, dropped ones with the reason
+    (with a question: passages, and the chunks left out)."""
     included = list(manifest.get("included", []))
     dropped = list(manifest.get("dropped", []))
     scale = budget or max([_used(entry) for entry in included] + [1])
@@ -86,7 +93,8 @@ def manifest_table(manifest: Mapping[str, Any], budget: int | None) -> Table:
 
 def _item(entry: Mapping[str, Any], *, dim: bool) -> Text:
     label = Text(_snippet(str(entry.get("title") or "(untitled)"), 40), style="dim" if dim else "")
-    label.append(f"\n{entry['id']}", style="dim")
+    # A passage (or a chunk left out) is named by its citation handle, a record by its id.
+    label.append(f"\n{entry.get('handle') or entry['id']}", style="dim")
     return label
 
 
@@ -106,4 +114,7 @@ def print_manifest(console: Console, payload: Mapping[str, Any], budget: int | N
     total = int(payload.get("total_tokens") or 0)
     kept, left = len(manifest.get("included", [])), len(manifest.get("dropped", []))
     share = f" = {100 * total / budget:.0f}% of {budget}" if budget else ""
-    console.print(f"{kept} included, {left} dropped; {total} tokens{share}")
+    what = "passages" if payload.get("passages") else "included"
+    stopped = (payload.get("metadata") or {}).get("stopped")
+    why = f"; {_STOPPED.get(str(stopped), str(stopped))}" if stopped else ""
+    console.print(f"{kept} {what}, {left} dropped; {total} tokens{share}{why}", highlight=False)

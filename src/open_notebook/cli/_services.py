@@ -52,16 +52,17 @@ async def build_context(
     render_format: str,
 ) -> dict[str, Any]:
     """The context builder's payload for a notebook, driven by ``query`` when one is given."""
-    module = require_module("open_notebook.utils.context_builder", "building context")
-    params: dict[str, Any] = {
-        "notebook_id": notebook_id,
-        "max_tokens": max_tokens,
-        "format": render_format,
-        "encoding": session.settings.tokenizer,
-        "store": session.store,
-    }
-    if query is not None:
-        params["query"] = query
-        params["searcher"] = search_service_for(session)
-    payload: dict[str, Any] = await module.ContextBuilder(**params).build()
-    return payload
+    module = require_module("open_notebook.context", "building context")
+    from open_notebook.tokens import get_token_counter
+
+    request = module.ContextRequest(
+        notebook_id=notebook_id,
+        query=query,
+        budget=max_tokens,
+        fmt=module.RenderFormat(render_format),
+        counter=get_token_counter(session.settings.tokenizer),
+    )
+    searcher = search_service_for(session) if query is not None else None
+    payload = await module.build_context(request, reader=session.store.context, searcher=searcher)
+    result: dict[str, Any] = payload.to_dict()
+    return result

@@ -70,7 +70,10 @@ def evaluate(
         ),
     ] = False,
     budgets: Annotated[
-        str, typer.Option("--budgets", metavar="N,N,...", help="With --context: token budgets, comma-separated.")
+        str,
+        typer.Option(
+            "--budgets", metavar="N,N,...", help="With --context: token budgets, comma-separated."
+        ),
     ] = "200,400,800,1600",
     distractors: Annotated[
         list[Path] | None,

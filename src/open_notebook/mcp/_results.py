@@ -69,6 +69,11 @@ class ContextItem(BaseModel):
     tokens: int = Field(description="Tokens it takes in the rendered context.")
     truncated: bool = Field(description="Only its most relevant parts fitted.")
     uri: str = Field(description="A resource that reads the whole record.")
+    passages: list[str] = Field(
+        default_factory=list,
+        description="Citation handles of its passages in the context (record#cN: the chunk of "
+        "the record a passage starts in).",
+    )
 
 
 class ContextResult(BaseModel):

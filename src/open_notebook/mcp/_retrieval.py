@@ -1,8 +1,8 @@
 """The context build and the grounded answer behind the tools.
 
 These two functions are the only code of the MCP layer that reads the context builder's payload
-and the chat service's final event: when the payload grows passages with citation handles, or
-answers grow per-sentence attribution, this module is the one to change.
+and the chat service's final event: when answers grow per-sentence attribution, this module is
+the one to change.
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from open_notebook.chat import DoneEvent, ask_notebook, notebook_context_factory
+from open_notebook.context import ContextRequest, RenderFormat
+from open_notebook.context import build_context as build_payload
 from open_notebook.domain.models import Notebook
 from open_notebook.mcp._results import AnswerResult, CitationOut, ContextItem, ContextResult
 from open_notebook.mcp._services import NotebookServices
 from open_notebook.mcp._uris import record_uri
 from open_notebook.tokens import get_token_counter
-from open_notebook.utils.context_builder import build_query_context
 
 _REASON = re.compile(r"[a-z_]+")
 
@@ -33,33 +34,33 @@ async def build_context(
 ) -> ContextResult:
     """The question-driven context of a notebook, with a short manifest."""
     counter = get_token_counter(services.settings.tokenizer)
-    payload = await build_query_context(
-        query,
-        notebook.id,
-        max_tokens,
-        searcher=services.search,
-        store=services.store,
-        format=render_format,
-        token_counter=counter,
+    request = ContextRequest(
+        notebook_id=notebook.id,
+        query=query,
+        budget=max_tokens,
+        fmt=RenderFormat(render_format),
+        counter=counter,
     )
-    manifest: Mapping[str, Any] = payload["manifest"]
+    built = await build_payload(request, reader=services.store.context, searcher=services.search)
+    manifest: Mapping[str, Any] = built.manifest
     included = [
         ContextItem(
-            id=entry["id"],
-            type=entry["type"],
-            title=entry.get("title") or "",
-            tokens=int(entry["tokens"]["used"]),
-            truncated=bool(entry["truncated"]),
-            uri=record_uri(notebook.id, entry["id"]),
+            id=entry.id,
+            type=entry.type.value,
+            title=entry.title,
+            tokens=entry.token_count,
+            truncated=entry.truncated,
+            uri=record_uri(notebook.id, entry.id),
+            passages=list(entry.handles),
         )
-        for entry in manifest["included"]
+        for entry in built.records
     ]
     return ContextResult(
         notebook_id=notebook.id,
         query=query,
         format=render_format,
-        rendered=payload["rendered"],
-        tokens=int(payload["total_tokens"]),
+        rendered=built.rendered,
+        tokens=built.total_tokens,
         max_tokens=max_tokens,
         tokenizer=counter.name,
         included=included,

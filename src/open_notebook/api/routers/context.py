@@ -11,6 +11,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from open_notebook import context
 from open_notebook.api.deps import SearchDep, SettingsDep, StateDep, StoreDep
 from open_notebook.api.schemas.retrieval import (
     ContextPublic,
@@ -23,7 +24,7 @@ from open_notebook.errors import InvalidInputError
 from open_notebook.ids import normalize_id
 from open_notebook.search import SearchService
 from open_notebook.store import Store
-from open_notebook.utils.context_builder import ContextBuilder
+from open_notebook.tokens import get_token_counter
 
 router = APIRouter(prefix="/api", tags=["context"])
 
@@ -82,10 +83,21 @@ async def _build(
         list(dict.fromkeys([*body.source_ids, *config_sources])),
         list(dict.fromkeys([*body.note_ids, *config_notes])),
     )
-    params = body.model_dump(exclude_none=True, exclude={"context_config", "mode", "limit"})
-    if config is not None:
-        params["context_config"] = config.model_dump(exclude_none=True)
-    if body.query is not None:
-        params.update(searcher=search, mode=body.mode, limit=body.limit)
-    payload = await ContextBuilder(store=store, **params).build()
-    return ContextPublic.model_validate(payload)
+    request = context.ContextRequest(
+        notebook_id=body.notebook_id,
+        source_ids=tuple(body.source_ids),
+        note_ids=tuple(body.note_ids),
+        query=body.query,
+        budget=body.max_tokens,
+        config=context.ContextConfig.from_value(
+            config.model_dump(exclude_none=True) if config else None
+        ),
+        include_insights=body.include_insights,
+        fmt=body.format,
+        counter=get_token_counter(settings.tokenizer),
+        mode=body.mode,
+        limit=body.limit,
+    )
+    searcher = search if body.query is not None else None
+    payload = await context.build_context(request, reader=store.context, searcher=searcher)
+    return ContextPublic.model_validate(payload.to_dict())

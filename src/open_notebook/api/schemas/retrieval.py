@@ -148,8 +148,28 @@ class ReferenceContextRequest(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
 
 
+class PassagePublic(BaseModel):
+    """A span of one record's text in a question's context, cited by ``handle``
+    (``source:KEY#c12``: the record and the ord of the chunk the passage starts in); ``text`` is
+    the record's text from ``char_start`` to ``char_end``."""
+
+    handle: str
+    record_id: str
+    record_type: HitType
+    title: str
+    chunk_id: str | None
+    ord: int
+    char_start: int
+    char_end: int
+    text: str
+    relevance: float = Field(description="the best candidate's is 1")
+    tokens: int = Field(description="what the passage costs as rendered, handle included")
+    chunks: list[str] = Field(description="every offered chunk the passage holds text of")
+
+
 class ContextPublic(BaseModel):
-    """The builder's payload: grouped items, the rendered text and its exact token count."""
+    """The builder's payload: grouped items, the rendered text and its exact token count, and
+    (for a question) the passages with their citation handles."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -161,3 +181,4 @@ class ContextPublic(BaseModel):
     total_items: int
     metadata: dict[str, Any]
     manifest: dict[str, Any]
+    passages: list[PassagePublic] = Field(default_factory=list)
