@@ -28,13 +28,12 @@ from surrealdb import RecordID
 
 from bench._summary import record
 from open_notebook.config import Settings
+from open_notebook.context import ContextRequest, build_context
 from open_notebook.context.memo import clear_memos
 from open_notebook.db import open_database
 from open_notebook.store import Store
 from open_notebook.store.text_stats import text_stats
 from open_notebook.tokens import get_token_counter
-from open_notebook.utils.context_builder import ContextBuilder
-from open_notebook.utils.context_catalog import forget_catalogs
 
 _WORDS = [
     "wind",
@@ -183,7 +182,8 @@ async def _forget_counts(store: Store, notebook_id: str) -> None:
 
 
 async def _ours(store: Store, notebook_id: str, budget: int) -> dict[str, Any]:
-    return await ContextBuilder(notebook_id=notebook_id, max_tokens=budget, store=store).build()
+    request = ContextRequest(notebook_id=notebook_id, budget=budget)
+    return (await build_context(request, reader=store.context)).to_dict()
 
 
 async def _time(runs: int, make: Any) -> tuple[float, Any]:
@@ -211,7 +211,7 @@ async def main(args: argparse.Namespace) -> None:
         # before (the notebook's catalog is read again only when its change stamp moves).
         await _ours(store, notebook_id, 100)
         clear_memos()
-        forget_catalogs()
+        store.context.forget()
         start = time.perf_counter()
         await _ours(store, notebook_id, args.budget)
         cold_s = time.perf_counter() - start

@@ -71,6 +71,40 @@ def eval_rows(output: str) -> list[dict[str, object]]:
     return rows
 
 
+_CONTEXT_MEASURES = ("evidence_in", "answer_in", "doc_recall", "budget_use")
+
+
+def context_eval_rows(output: str) -> list[dict[str, object]]:
+    """Rows from ``open-notebook --json eval --context``: builder (ours) against plain chunk
+    packing (reference) on the same hits, per budget."""
+    document = json.loads(output)
+    name = document["dataset"] + "".join(f" + {one}" for one in document["distractors"])
+    rows: list[dict[str, object]] = []
+    for entry in document["budgets"]:
+        builder, baseline = entry["builder"], entry["baseline"]
+        rows.append(
+            {
+                "measure": f"{name} @ {entry['budget']}: evidence / answer / doc recall / use",
+                "ours": _measures(builder),
+                "reference": _measures(baseline),
+            }
+        )
+        rows.append(
+            {
+                "measure": f"{name} @ {entry['budget']}: build p50 (ms)",
+                "ours": builder["build_ms_p50"],
+                "reference": baseline["build_ms_p50"],
+            }
+        )
+    return rows
+
+
+def _measures(result: dict[str, float | None]) -> str:
+    return " / ".join(
+        "-" if result[key] is None else f"{result[key]:.3f}" for key in _CONTEXT_MEASURES
+    )
+
+
 def _triple(result: dict[str, float]) -> str:
     return " / ".join(f"{result[key]:.3f}" for key in ("ndcg@10", "recall@100", "mrr@10"))
 
@@ -115,6 +149,29 @@ BENCHES: tuple[Bench, ...] = (
         timeout_s=300,
     ),
     Bench(
+        "context_query",
+        "bench.context_query",
+        ("--chunks", "50000", "--queries", "50"),
+        timeout_s=300,
+        needs=(SHARED_DATA / "cranfield",),
+    ),
+    Bench(
+        "eval context",
+        "open_notebook.cli",
+        (
+            "--json",
+            "eval",
+            "--context",
+            "--dataset",
+            str(SHARED_DATA / "squad-long"),
+            "--distractors",
+            str(SHARED_DATA / "cranfield"),
+        ),
+        timeout_s=900,
+        needs=(SHARED_DATA / "squad-long", SHARED_DATA / "cranfield"),
+        parse=context_eval_rows,
+    ),
+    Bench(
         "load_context",
         "bench.load_context",
         ("--seconds", "20", "--clients", "32", "--chunks", "3000"),
@@ -147,7 +204,7 @@ def run_one(bench: Bench, *, full: bool, workdir: Path) -> Outcome:
         return Outcome(bench, "missing", 0.0, lines=[f"{module_file.name} is not in bench/"])
     if missing:
         return Outcome(bench, "skipped", 0.0, lines=[f"needs {missing[0]}"])
-    summary = workdir / f"{bench.name.split()[0]}.jsonl"
+    summary = workdir / f"{bench.name.replace(' ', '_')}.jsonl"
     env = {**os.environ, SUMMARY_ENV: str(summary)}
     args = bench.full if full and bench.full else bench.quick
     command = [sys.executable, "-m", bench.module, *args]
@@ -164,7 +221,7 @@ def run_one(bench: Bench, *, full: bool, workdir: Path) -> Outcome:
         lines = [] if rows else _result_lines(output)
         return Outcome(bench, "timeout", bench.timeout_s, rows=rows, lines=lines)
     seconds = time.perf_counter() - started
-    (workdir / f"{bench.name.split()[0]}.log").write_text(done.stdout + "\n" + done.stderr)
+    (workdir / f"{bench.name.replace(' ', '_')}.log").write_text(done.stdout + "\n" + done.stderr)
     status = "ok" if done.returncode == 0 else f"exit {done.returncode}"
     rows = _read_rows(summary)
     if bench.parse is not None and done.returncode == 0:
