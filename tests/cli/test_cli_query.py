@@ -149,3 +149,79 @@ def test_context_of_an_empty_notebook_says_what_to_do(cli: Invoke) -> None:
     result = cli("context", "--notebook", "Empty")
     assert result.exit_code == 0, result.output
     assert "open-notebook add" in result.stdout
+
+
+def _tiny_squad(folder: Path) -> Path:
+    """Two long-ish documents and questions with answers and evidence sentences."""
+    (folder / "qrels").mkdir(parents=True)
+    wings = " ".join(f"Wing section {i} is drawn in the usual way." for i in range(40))
+    wings += " The stall angle of the thin wing is fifteen degrees."
+    bread = " ".join(f"Bread note {i} repeats the usual method." for i in range(40))
+    bread += " A starter is fed with rye flour twice a day."
+    corpus = [
+        {"_id": "wings", "title": "Wings", "text": wings},
+        {"_id": "bread", "title": "Bread", "text": bread},
+    ]
+    queries = [
+        {
+            "_id": "q1",
+            "text": "What is the stall angle of the thin wing?",
+            "answers": ["fifteen degrees"],
+            "evidence": ["The stall angle of the thin wing is fifteen degrees."],
+        },
+        {
+            "_id": "q2",
+            "text": "What is the starter fed with?",
+            "answers": ["rye flour"],
+            "evidence": ["A starter is fed with rye flour twice a day."],
+        },
+    ]
+    (folder / "corpus.jsonl").write_text("\n".join(json.dumps(row) for row in corpus))
+    (folder / "queries.jsonl").write_text("\n".join(json.dumps(row) for row in queries))
+    (folder / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\nq1\twings\t1\nq2\tbread\t1\n"
+    )
+    return folder
+
+
+def test_eval_context_compares_builder_and_baseline(cli: Invoke, tmp_path: Path) -> None:
+    dataset = _tiny_squad(tmp_path / "squad")
+    distractors = _tiny_beir(tmp_path / "tiny")
+    result = cli(
+        "eval",
+        "--context",
+        "--dataset",
+        str(dataset),
+        "--distractors",
+        str(distractors),
+        "--budgets",
+        "60,400",
+        "--json",
+    )
+    assert result.exit_code == 0, result.output
+    report = json_of(result)
+    assert report["documents"] == 5 and report["distractors"] == ["tiny"]
+    assert report["queries"] == report["with_evidence"] == report["with_answers"] == 2
+    assert [row["budget"] for row in report["budgets"]] == [60, 400]
+    for row in report["budgets"]:
+        for method in ("builder", "baseline"):
+            measures = row[method]
+            assert 0.0 <= measures["budget_use"] <= 1.0
+            assert measures["evidence_in"] <= measures["answer_in"]
+            assert measures["build_ms_p50"] is not None
+    # With room for the sentence and its label, the builder holds both answers.
+    assert report["budgets"][1]["builder"]["evidence_in"] == 1.0
+    assert report["budgets"][1]["builder"]["doc_recall"] == 1.0
+    table = cli("eval", "--context", "--dataset", str(dataset), "--budgets", "80")
+    assert table.exit_code == 0, table.output
+    assert "builder" in table.stdout and "baseline" in table.stdout
+
+
+def test_eval_context_bad_budgets_exit_2(cli: Invoke, tmp_path: Path) -> None:
+    dataset = _tiny_squad(tmp_path / "squad")
+    result = cli("eval", "--context", "--dataset", str(dataset), "--budgets", "a,0")
+    assert result.exit_code == 2
+    assert "--budgets" in result.stderr
+    missing = cli("eval", "--context", "--dataset", str(dataset), "--distractors", "/nope")
+    assert missing.exit_code == 2
+    assert "--distractors" in missing.stderr

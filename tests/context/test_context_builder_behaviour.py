@@ -195,3 +195,23 @@ async def test_query_without_searcher_picks_relevant_sentences(
     assert ctx["sources"][0]["truncated"] is True
     assert body.count("weather") >= 5
     assert "revenue" not in body.split("…")[0] or body.count("weather") > body.count("revenue")
+
+
+async def test_records_cut_to_fit_keep_a_useful_share_not_a_label(store: Store) -> None:
+    from open_notebook.context import useful_body_tokens
+    from open_notebook.store.sources import NewSource
+
+    notebook = await store.notebooks.create("Long reads")
+    for index in range(10):
+        text = " ".join(f"Chapter {index} paragraph {i} explains the plant." for i in range(80))
+        await store.sources.create(NewSource(f"Book {index}", text), notebook_ids=[notebook.id])
+    budget = 700
+    ctx = await build_notebook_context(notebook.id, max_tokens=budget, store=store)
+    useful = useful_body_tokens(budget)
+    assert useful > 16  # more than the few words of a label-sized stub
+    cut = [item for item in ctx["sources"] if item["truncated"]]
+    assert cut and all(COUNTER.count(item["content"]) >= useful for item in cut)
+    assert len(ctx["sources"]) < 10  # fewer records, each with text that says something
+    reasons = {entry["reason"] for entry in ctx["manifest"]["dropped"]}
+    assert reasons == {"budget"}
+    assert ctx["total_tokens"] <= budget

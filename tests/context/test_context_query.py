@@ -116,3 +116,59 @@ async def test_fetch_is_batched_whatever_the_number_of_items(store: Store) -> No
         assert ctx["total_items"] == size * 3
         calls.append(_CountingDatabase.calls)
     assert calls[0] == calls[1] <= 6
+
+
+async def test_fusion_scores_do_not_matter_only_ranks(store: Store, settings: Settings) -> None:
+    from dataclasses import replace
+
+    from open_notebook.context import ContextRequest, build_context
+
+    embedder = FakeEmbedder()
+    notebook_id, _, _ = await _notebook(store, embedder)
+    searcher = SearchService(store, embedder, settings)
+    hits = await searcher.search("turbine blade icing", notebook_id=notebook_id, limit=20)
+    scaled = [
+        replace(hit, scores=replace(hit.scores, fused=1000.0 * hit.scores.fused + 7.0))
+        for hit in hits
+    ]
+    request = ContextRequest(notebook_id=notebook_id, query="turbine blade icing", budget=200)
+    first = await build_context(request, reader=store.context, hits=hits)
+    second = await build_context(request, reader=store.context, hits=scaled)
+    assert first.rendered == second.rendered and first.manifest == second.manifest
+    assert "de-icing heaters" in first.rendered
+
+
+async def test_question_context_honours_the_config_and_pinned_ids(
+    store: Store, settings: Settings
+) -> None:
+    from open_notebook.context import ContextConfig, ContextRequest, build_context
+
+    embedder = FakeEmbedder()
+    notebook_id, big_id, small_id = await _notebook(store, embedder)
+    logged = "Turbine blade icing in January."
+    note = await store.notes.create(
+        notebook_id, logged, title="Log", chunks=_rows(embedder, [logged])
+    )
+    searcher = SearchService(store, embedder, settings)
+    request = ContextRequest(
+        notebook_id=notebook_id,
+        query="turbine blade icing",
+        budget=400,
+        include_notes=False,
+        config=ContextConfig(sources={small_id: "not in context"}),
+    )
+    payload = await build_context(request, reader=store.context, searcher=searcher)
+    reasons = {entry["id"]: entry["reason"] for entry in payload.manifest["dropped"]}
+    assert reasons.get(small_id) == reasons.get(note.id) == "excluded_by_config"
+    assert payload.record_ids == {big_id}
+    # A source named by id is in the question's context even where search did not look.
+    other = await store.sources.create(
+        NewSource("Blade heaters", "Heaters on the blades melt the ice. They use little power."),
+        notebook_ids=[],
+    )
+    pinned = ContextRequest(
+        notebook_id=notebook_id, source_ids=(other.id,), query="blade heaters ice", budget=400
+    )
+    payload = await build_context(pinned, reader=store.context, searcher=searcher)
+    assert other.id in payload.record_ids
+    assert "Heaters on the blades melt the ice." in payload.rendered

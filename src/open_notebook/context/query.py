@@ -9,6 +9,7 @@ Records follow the value of their best passage, so the strongest evidence comes 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -139,10 +140,10 @@ def assemble_passages(
     best = max((unit.value for unit in units), default=0.0)
     if budget is not None and units and _alone(units[_best_index(units)], costs) > budget:
         # The best unit does not fit even alone: it is cut to fit rather than give its place to
-        # a less relevant one that happens to be shorter.
-        return _assembled(
-            chunks, units, best, pre_dropped, *_cut_best(units, best, counter, fmt, budget)
-        )
+        # a less relevant one that happens to be shorter (unless not even its label fits).
+        with contextlib.suppress(BudgetTooSmallError):
+            cut = _cut_best(units, best, counter, fmt, budget)
+            return _assembled(chunks, units, best, pre_dropped, *cut)
     limit = budget if budget is not None else sum(costs.unit(unit) for unit in units) * 2 + 1_000
     picked = pick(
         units,
@@ -166,9 +167,9 @@ def assemble_passages(
         chosen.remove(weakest)
         left_out[weakest] = Reason.BUDGET
     if not chosen and units and budget is not None:
-        return _assembled(
-            chunks, units, best, pre_dropped, *_cut_best(units, best, counter, fmt, budget)
-        )
+        # Raises BudgetTooSmallError when not even the best unit's label fits.
+        cut = _cut_best(units, best, counter, fmt, budget)
+        return _assembled(chunks, units, best, pre_dropped, *cut)
     picked = Picked(tuple(chosen), left_out, picked.duplicate_of, picked.stopped)
     return _assembled(chunks, units, best, pre_dropped, blocks, rendered, total, picked)
 

@@ -1,0 +1,128 @@
+"""Properties of a question's passages over random records, ranks, questions and budgets."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from passage_support import WEIGHTS, chunked, record
+
+from open_notebook.context import (
+    ItemType,
+    PassageAssembly,
+    RankedChunk,
+    RenderFormat,
+    assemble_passages,
+)
+from open_notebook.context.render import RunText, render_passages
+from open_notebook.errors import BudgetTooSmallError
+from open_notebook.search import query_terms
+from open_notebook.tokens import get_token_counter
+
+COUNTER = get_token_counter()
+WORDS = ["wind", "solar", "grid", "cost", "turbine", "the", "of", "</source>", "日本", "#", "and"]
+
+sentence = st.lists(st.sampled_from(WORDS), min_size=1, max_size=10).map(
+    lambda words: " ".join(words) + "."
+)
+
+
+@st.composite
+def offers(draw: st.DrawFn) -> tuple[list[RankedChunk], dict[str, str]]:
+    """Chunks of a few records (sources, notes, insights), ranked in a random order."""
+    chunks: list[RankedChunk] = []
+    texts: dict[str, str] = {}
+    for index in range(draw(st.integers(min_value=1, max_value=4))):
+        item_type = draw(st.sampled_from(list(ItemType)))
+        owner = record(
+            f"r{index}", draw(st.sampled_from(["", "Report", 'A "quoted" <t>'])), item_type
+        )
+        text = " ".join(draw(st.lists(sentence, min_size=1, max_size=12)))
+        texts[owner.id] = text
+        per_chunk = draw(st.integers(min_value=1, max_value=4))
+        overlap = draw(st.integers(min_value=0, max_value=per_chunk - 1))
+        chunks.extend(chunked(owner, text, per_chunk=per_chunk, overlap=overlap))
+    order = draw(st.permutations(range(len(chunks))))
+    ranked = [replace(chunks[index], rank=rank) for rank, index in enumerate(order, start=1)]
+    return ranked, texts
+
+
+def _run(
+    chunks: list[RankedChunk], question: str, budget: int, fmt: RenderFormat
+) -> PassageAssembly | None:
+    try:
+        return assemble_passages(
+            chunks,
+            query_terms(question),
+            counter=COUNTER,
+            budget=budget,
+            fmt=fmt,
+            type_weights=WEIGHTS,
+        )
+    except BudgetTooSmallError:
+        return None
+
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+questions = st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join)
+budgets = st.integers(min_value=1, max_value=700)
+formats = st.sampled_from(list(RenderFormat))
+
+
+@FAST
+@given(offers(), questions, budgets, formats)
+def test_never_over_budget_and_counted_exactly(
+    offer: tuple[list[RankedChunk], dict[str, str]], question: str, budget: int, fmt: RenderFormat
+) -> None:
+    chunks, texts = offer
+    result = _run(chunks, question, budget, fmt)
+    if result is None:
+        # Not even a record's label, a handle and a few words fit.
+        smallest = min(
+            COUNTER.count(
+                render_passages(one.record, [RunText(f"#c{one.ord}", "")], truncated=False, fmt=fmt)
+            )
+            for one in chunks
+        )
+        assert budget < smallest + 4
+        return
+    assert result.total_tokens == COUNTER.count(result.rendered) <= budget
+    for passage in result.passages:
+        assert passage.text == texts[passage.record.id][passage.char_start : passage.char_end]
+
+
+@FAST
+@given(offers(), questions, budgets)
+def test_every_offered_chunk_is_in_exactly_one_list(
+    offer: tuple[list[RankedChunk], dict[str, str]], question: str, budget: int
+) -> None:
+    chunks, _ = offer
+    result = _run(chunks, question, budget, RenderFormat.MARKDOWN)
+    if result is None:
+        return
+    covered = {key for entry in result.manifest["included"] for key in entry["chunks"]}
+    dropped = [entry["chunk_id"] for entry in result.manifest["dropped"]]
+    assert len(dropped) == len(set(dropped))
+    assert covered.isdisjoint(dropped)
+    assert covered | set(dropped) == {one.chunk_id for one in chunks}
+    handles = [entry["handle"] for entry in result.manifest["included"]]
+    assert len(handles) == len(set(handles))
+
+
+@FAST
+@given(offers(), questions, budgets, formats)
+def test_same_input_gives_byte_identical_output(
+    offer: tuple[list[RankedChunk], dict[str, str]], question: str, budget: int, fmt: RenderFormat
+) -> None:
+    chunks, _ = offer
+    shuffled = list(chunks)
+    random.Random(budget).shuffle(shuffled)
+    first, second = _run(chunks, question, budget, fmt), _run(shuffled, question, budget, fmt)
+    if first is None or second is None:
+        assert first is second
+        return
+    assert first.rendered == second.rendered
+    assert first.manifest == second.manifest
+    assert first.content_hash == second.content_hash

@@ -1,0 +1,176 @@
+"""A question's passages: chosen by value per token, rendered under one label per record."""
+
+from __future__ import annotations
+
+from passage_support import WEIGHTS, chunked, ranked, record
+
+from open_notebook.context import (
+    ItemType,
+    PassageAssembly,
+    RankedChunk,
+    RenderFormat,
+    assemble_passages,
+    pack_chunks,
+)
+from open_notebook.search import query_terms
+from open_notebook.segment import sentences
+from open_notebook.tokens import get_token_counter
+
+COUNTER = get_token_counter()
+FILLER = [f"Section {i} lists the routine figures of the year in a table." for i in range(30)]
+ANSWER = "The turbine blades ice over when the air is wet and below freezing."
+
+
+def _report() -> tuple[str, list[RankedChunk]]:
+    sentences_ = list(FILLER)
+    sentences_[13] = ANSWER
+    text = " ".join(sentences_)
+    return text, chunked(record("report", "Annual report"), text)
+
+
+def _assemble(
+    chunks: list[RankedChunk], question: str, budget: int | None, **options: object
+) -> PassageAssembly:
+    return assemble_passages(
+        chunks,
+        query_terms(question),
+        counter=COUNTER,
+        budget=budget,
+        type_weights=WEIGHTS,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def test_the_sentence_that_answers_goes_first_under_one_label() -> None:
+    text, chunks = _report()
+    # Search put the chunk holding the answer third.
+    holding = next(i for i, one in enumerate(chunks) if ANSWER in one.text)
+    order = [0, 1, holding, *(i for i in range(2, len(chunks)) if i != holding)]
+    result = _assemble(ranked(chunks, order), "when do turbine blades ice?", 60)
+    assert ANSWER in result.rendered
+    assert result.total_tokens == COUNTER.count(result.rendered) <= 60
+    assert result.rendered.count("[source:report]") == 1
+    best = max(result.passages, key=lambda one: one.relevance)
+    assert ANSWER in best.text and best.relevance == 1.0
+    assert best.text == text[best.char_start : best.char_end]
+    assert best.handle == f"source:report#c{best.ord}"
+    assert best.chunk_id == chunks[best.ord].chunk_id
+
+
+def test_overlapping_chunks_send_their_shared_sentence_once() -> None:
+    text, chunks = _report()
+    result = _assemble(ranked(chunks, range(len(chunks))), "routine figures", 2000)
+    for start, end in sentences(text):
+        assert result.rendered.count(text[start:end]) <= 1
+    # With room for everything, the record's text comes back whole, as one passage.
+    assert len(result.passages) == 1
+    assert result.passages[0].text == text
+
+
+def test_passages_in_document_order_with_gap_markers_and_handles() -> None:
+    text, chunks = _report()
+    order = [len(chunks) - 1, 0, *range(1, len(chunks) - 1)]
+    result = _assemble(ranked(chunks, order), "routine figures", 90)
+    starts = [one.char_start for one in result.passages]
+    assert starts == sorted(starts) and len(starts) >= 2
+    lines = result.rendered.splitlines()
+    assert lines[0] == "### [source:report] Annual report"
+    assert "…" in lines  # the text between two passages is left out, and says so
+    for passage in result.passages:
+        assert f"[{passage.local_handle}] " in result.rendered
+        assert passage.text == text[passage.char_start : passage.char_end]
+
+
+def test_xml_passages_are_elements_with_handles() -> None:
+    _, chunks = _report()
+    result = _assemble(ranked(chunks, range(len(chunks))), "turbine ice", 120, fmt=RenderFormat.XML)
+    assert result.rendered.startswith('<source id="source:report" title="Annual report">')
+    assert '<passage ref="#c' in result.rendered and result.rendered.endswith("</source>")
+    assert result.total_tokens == COUNTER.count(result.rendered) <= 120
+
+
+def test_a_short_note_goes_in_whole_or_not_at_all() -> None:
+    _, chunks = _report()
+    note = record("n1", "Icing", ItemType.NOTE)
+    text = "Blade icing stops a turbine. Heaters clear it. Check them in winter."
+    note_chunks = chunked(note, text, per_chunk=10)
+    assert note_chunks[0].whole
+    offered = ranked([*note_chunks, *chunks], range(len(chunks) + 1))
+    for budget in (40, 400):
+        result = _assemble(offered, "turbine icing heaters", budget)
+        notes = [one for one in result.passages if one.record.id == note.id]
+        assert notes == [] or notes[0].text == text
+
+
+def test_repeats_across_records_add_nothing() -> None:
+    text, chunks = _report()
+    copy = record("copy", "Copy of the report")
+    offered = ranked([*chunks, *chunked(copy, text)], range(2 * len(chunks)))
+    result = _assemble(offered, "turbine blades ice", 400)
+    assert result.rendered.count(ANSWER) == 1
+    reasons = [entry["reason"] for entry in result.manifest["dropped"]]
+    assert any(reason.startswith("duplicate_of:source:report#c") for reason in reasons)
+
+
+def test_the_best_passage_is_cut_rather_than_displaced_by_a_shorter_one() -> None:
+    long_answer = "The turbine blades ice over " + "when the wet air freezes on them " * 8 + "."
+    best = chunked(record("best", "Icing"), long_answer, per_chunk=1)
+    filler = chunked(record("filler", "Notes"), "Turbines are tall.", per_chunk=1)
+    result = _assemble(ranked([*best, *filler], [0, 1]), "turbine blades ice", 30)
+    assert [one.record.id for one in result.passages] == ["source:best"]
+    assert result.passages[0].cut and result.total_tokens <= 30
+
+
+def test_the_order_chunks_are_offered_in_does_not_matter() -> None:
+    _, chunks = _report()
+    offered = ranked(chunks, range(len(chunks)))
+    first = _assemble(offered, "turbine blades ice", 150)
+    reordered = _assemble(list(reversed(offered)), "turbine blades ice", 150)
+    assert first.rendered == reordered.rendered
+    assert first.manifest == reordered.manifest
+
+
+def test_far_below_the_best_is_left_out_and_the_manifest_says_why() -> None:
+    _, chunks = _report()
+    result = _assemble(ranked(chunks, range(len(chunks))), "turbine blades ice", None, floor=0.3)
+    assert result.manifest["stopped"] == "relevance_floor"
+    reasons = {entry["reason"] for entry in result.manifest["dropped"]}
+    assert reasons == {"low_relevance"}
+
+
+def test_every_offered_chunk_is_in_exactly_one_list() -> None:
+    _, chunks = _report()
+    offered = ranked(chunks, range(len(chunks)))
+    result = _assemble(offered, "turbine blades ice", 120)
+    covered = {key for entry in result.manifest["included"] for key in entry["chunks"]}
+    dropped = [entry["chunk_id"] for entry in result.manifest["dropped"]]
+    assert len(dropped) == len(set(dropped))
+    assert covered.isdisjoint(dropped)
+    assert covered | set(dropped) == {one.chunk_id for one in offered}
+
+
+def test_chinese_sentences_and_terms() -> None:
+    text = "东京是日本的首都。大阪以美食闻名！京都有很多寺庙？札幌冬天很冷。"
+    assert [text[a:b] for a, b in sentences(text)] == [
+        "东京是日本的首都。",
+        "大阪以美食闻名！",
+        "京都有很多寺庙？",
+        "札幌冬天很冷。",
+    ]
+    chunks = chunked(record("jp", "日本"), text, per_chunk=4, overlap=0)
+    result = _assemble(ranked(chunks, [0]), "京都有多少寺庙", 30)
+    assert "京都有很多寺庙？" in result.rendered
+
+
+def test_plain_chunk_packing_skips_what_does_not_fit() -> None:
+    from passage_support import hit
+
+    _, chunks = _report()
+    hits = [hit(one, rank, 1.0 / rank) for rank, one in enumerate(chunks[:4], start=1)]
+    first = COUNTER.count(hits[0].text)
+    packed = pack_chunks(hits, counter=COUNTER, budget=first + 1)
+    assert [one.id for one in packed.included] == [hits[0].id]
+    assert packed.rendered == hits[0].text
+    assert packed.total_tokens == COUNTER.count(packed.rendered) <= first + 1
+    everything = pack_chunks(hits, counter=COUNTER, budget=10_000)
+    assert everything.rendered == "\n\n".join(one.text for one in hits)
