@@ -66,6 +66,8 @@ class Picked:
     left_out: dict[int, Reason]
     duplicate_of: dict[int, int]
     stopped: Stop
+    # Each unit's tokens as sent (when the selection counted them).
+    tokens: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)
@@ -193,7 +195,7 @@ def pick(
                 # Cheaper now (next to a chosen unit, or its record's label is paid): offered again.
                 del left_out[other]
                 offer(other)
-    return Picked(tuple(chosen), left_out, duplicate_of, _stop(left_out))
+    return Picked(tuple(chosen), left_out, duplicate_of, _stop(left_out), tuple(tokens))
 
 
 def _in_label(unit: Unit) -> bool:

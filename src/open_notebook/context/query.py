@@ -170,7 +170,7 @@ def assemble_passages(
         # Raises BudgetTooSmallError when not even the best unit's label fits.
         cut = _cut_best(units, best, counter, fmt, budget)
         return _assembled(chunks, units, best, pre_dropped, *cut)
-    picked = Picked(tuple(chosen), left_out, picked.duplicate_of, picked.stopped)
+    picked = replace(picked, chosen=tuple(chosen), left_out=left_out)
     return _assembled(chunks, units, best, pre_dropped, blocks, rendered, total, picked)
 
 
@@ -372,7 +372,11 @@ def _manifest(
         return unit.record.id
 
     fates: dict[str, tuple[float, str]] = {}
+    sizes: dict[str, int] = {}
     for index, unit in enumerate(units):
+        for chunk in unit.chunks if picked.tokens else ():
+            key = _chunk_key(chunk)
+            sizes[key] = sizes.get(key, 0) + picked.tokens[index]
         reason = left_out.get(index)
         if reason is None:
             continue
@@ -392,7 +396,7 @@ def _manifest(
         if key in covered:
             continue
         relevance, why = fates.get(key, (0.0, Reason.BUDGET.value))
-        dropped.append(_dropped_entry(chunk, relevance, why))
+        dropped.append(_dropped_entry(chunk, relevance, why, sizes.get(key)))
     dropped.extend(_record_dropped(one) for one in pre_dropped)
     return {"included": included, "dropped": dropped}
 
@@ -435,7 +439,9 @@ def _included_entry(passage: Passage) -> dict[str, Any]:
     }
 
 
-def _dropped_entry(chunk: RankedChunk, relevance: float, reason: str) -> dict[str, Any]:
+def _dropped_entry(
+    chunk: RankedChunk, relevance: float, reason: str, tokens: int | None
+) -> dict[str, Any]:
     weight = chunk.record.type_weight
     return {
         **_record_fields(chunk.record),
@@ -450,7 +456,7 @@ def _dropped_entry(chunk: RankedChunk, relevance: float, reason: str) -> dict[st
             "relevance": round(relevance, 6),
             "priority": round(weight * relevance, 6),
         },
-        "tokens": {"original": None, "used": 0},
+        "tokens": {"original": tokens, "used": 0},
         "truncated": False,
         "duplicates": [],
         "reason": reason,
