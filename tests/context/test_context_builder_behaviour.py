@@ -215,3 +215,26 @@ async def test_records_cut_to_fit_keep_a_useful_share_not_a_label(store: Store) 
     reasons = {entry["reason"] for entry in ctx["manifest"]["dropped"]}
     assert reasons == {"budget"}
     assert ctx["total_tokens"] <= budget
+
+
+async def test_seed_methods_work_on_the_callers_own_items(store: Store, corpus: Corpus) -> None:
+    builder = ContextBuilder(max_tokens=60, store=store)
+    long_note = " ".join(f"Line {i} of a long pasted note about turbines." for i in range(40))
+    builder.add_item(ContextItem("note:mine", "note", long_note, 50.0, title="Pasted"))
+    builder.add_item(ContextItem("note:mine", "note", long_note, 80.0, title="Pasted"))
+    builder.add_item(ContextItem("source:tiny", "source", "Wind is cheap.", 100.0))
+    assert builder.items[0].token_count == COUNTER.count(long_note)
+    builder.remove_duplicates()
+    builder.prioritize()
+    assert [item.id for item in builder.items] == ["source:tiny", "note:mine"]
+    assert builder.items[1].priority == 80.0
+    builder.truncate_to_fit()
+    response = builder._format_response()
+    assert response["total_tokens"] == COUNTER.count(response["rendered"]) <= 60
+    assert [item["id"] for item in response["sources"]] == ["source:tiny"]
+    # Added items join a build from the store too.
+    built = ContextBuilder(source_id=corpus.small_source_ids[0], max_tokens=500, store=store)
+    built.add_item(ContextItem("note:mine", "note", "A note of my own.", 50.0))
+    ctx = await built.build()
+    assert {item["id"] for item in ctx["notes"]} == {"note:mine"}
+    assert "A note of my own." in ctx["rendered"]

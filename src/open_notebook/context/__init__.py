@@ -15,6 +15,7 @@ token counter is passed in and counts the text that will be sent.
 
 from open_notebook.context.assemble import Assembly, assemble
 from open_notebook.context.baseline import ChunkPacking, pack_chunks
+from open_notebook.context.blocks import Passage
 from open_notebook.context.build import build_context, useful_body_tokens
 from open_notebook.context.config import ContextConfig, InclusionLevel, parse_inclusion
 from open_notebook.context.dedup import DEFAULT_NEAR_THRESHOLD, Deduper, deduplicate
@@ -33,7 +34,7 @@ from open_notebook.context.model import (
 )
 from open_notebook.context.passages import RankedChunk
 from open_notebook.context.payload import ContextPayload, RecordEntry, passage_dict
-from open_notebook.context.query import Passage, PassageAssembly, assemble_passages
+from open_notebook.context.query import PassageAssembly, assemble_passages
 from open_notebook.context.reader import ContextReader, Searcher
 from open_notebook.context.render import render_block, render_document
 from open_notebook.context.request import ContextRequest

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from open_notebook.context.assemble import Assembly
+from open_notebook.context.blocks import Passage, RecordBlock
 from open_notebook.context.model import ItemType, Placed
-from open_notebook.context.query import Passage, PassageAssembly, RecordBlock
+from open_notebook.context.query import PassageAssembly
 from open_notebook.context.render import PASSAGE_GAP_MARKDOWN
 from open_notebook.context.request import ContextRequest
 
