@@ -87,7 +87,7 @@ async def test_each_turn_retrieves_with_its_own_question(store: Store, tmp_path:
             embedder,
             notebook_id=notebook_id,
             question="How often do I feed the sourdough starter?",
-            max_context_tokens=40,
+            max_context_tokens=48,
         )
         _, second = await ask(
             store,
@@ -96,12 +96,12 @@ async def test_each_turn_retrieves_with_its_own_question(store: Store, tmp_path:
             notebook_id=notebook_id,
             question="How do I score the loaf with a razor blade?",
             session_id=first.session_id,
-            max_context_tokens=40,
+            max_context_tokens=48,
         )
     assert "".join(tokens).strip() == first.answer == answer
     first_user = sent_messages(server.requests[0])[-1].content
     second_user = sent_messages(server.requests[1])[-1].content
-    # A 40-token budget holds one item: the one the question is about, with its citation id.
+    # A 48-token budget holds one passage (label, handle, text): the one the question is about.
     assert f"[{starter_id}]" in first_user and "rye flour" in first_user
     assert f"[{scoring_id}]" not in first_user
     assert f"[{scoring_id}]" in second_user and "razor blade" in second_user
@@ -111,7 +111,7 @@ async def test_each_turn_retrieves_with_its_own_question(store: Store, tmp_path:
     }
     # The same answer cites the starter again, which this turn's context did not hold.
     assert {c.id: c.status for c in second.citations}[starter_id] is CitationStatus.NOT_IN_CONTEXT
-    assert first.plan["context_budget"] == 40 and first.context_tokens <= 40
+    assert first.plan["context_budget"] == 48 and first.context_tokens <= 48
     assert second.plan["history_kept"] == 2
     llm = create_language_model(settings)
     for request in server.requests:
