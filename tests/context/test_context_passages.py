@@ -174,3 +174,23 @@ def test_plain_chunk_packing_skips_what_does_not_fit() -> None:
     assert packed.total_tokens == COUNTER.count(packed.rendered) <= first + 1
     everything = pack_chunks(hits, counter=COUNTER, budget=10_000)
     assert everything.rendered == "\n\n".join(one.text for one in hits)
+
+
+def test_sentences_go_on_after_abbreviations_but_split_uncased_text() -> None:
+    def split(text: str) -> list[str]:
+        return [text[a:b] for a, b in sentences(text)]
+
+    assert split("Damage in U.S. history was high. Then it fell.") == [
+        "Damage in U.S. history was high.",
+        "Then it fell.",
+    ]
+    assert split("Sent to Washington, D.C. with care. Open.... now closed.") == [
+        "Sent to Washington, D.C. with care.",
+        "Open.... now closed.",
+    ]
+    # Text written without capitals still splits at its sentence ends.
+    assert split("the flow is laminar . transition follows . done") == [
+        "the flow is laminar .",
+        "transition follows .",
+        "done",
+    ]

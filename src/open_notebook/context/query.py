@@ -25,6 +25,9 @@ from open_notebook.tokens import TokenCounter
 
 # A passage cut to fit the room of a tiny budget keeps at least this many tokens of text.
 _MIN_CUT_TOKENS: Final = 4
+# Selections made in all: the first, then again with the room the first left (see below).
+_REFILLS: Final = 3
+_MIN_SLACK: Final = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +66,16 @@ def _costs(counter: TokenCounter, fmt: RenderFormat) -> Costs:
             handles[unit.chunk.ord] = found
         return found
 
+    counted: dict[int, int] = {}
+
     def unit_tokens(unit: Unit) -> int:
-        return counter.count(inert_text(unit.text, fmt))
+        # One build offers a unit to several selections: counted once (keyed by the object,
+        # which lives as long as the build).
+        found = counted.get(id(unit))
+        if found is None:
+            found = counter.count(inert_text(unit.text, fmt))
+            counted[id(unit)] = found
+        return found
 
     return Costs(unit_tokens, label, handle, counter.count(gap))
 
@@ -97,14 +108,60 @@ def assemble_passages(
             cut = _cut_best(units, best, counter, fmt, budget)
             return _assembled(chunks, units, best, pre_dropped, *cut)
     limit = budget if budget is not None else sum(costs.unit(unit) for unit in units) * 2 + 1_000
-    picked = pick(
+    fitted: _Fitted | None = None
+    for _ in range(_REFILLS):
+        picked = pick(
+            units,
+            budget=limit,
+            costs=costs,
+            floor=floor,
+            near_threshold=near_threshold,
+            group_cap=group_cap,
+        )
+        found = _fit(units, picked, best, counter, fmt, budget)
+        if fitted is None or found.value > fitted.value:
+            fitted = found
+        # Costs are charged part by part and come out a little high (a handle's suffix, a
+        # separator, tokens merged across a join): the room left is offered once more.
+        slack = (budget or 0) - found.total
+        if budget is None or slack < _MIN_SLACK or group_cap is not None:
+            break
+        limit += slack
+    assert fitted is not None
+    if not fitted.picked.chosen and units and budget is not None:
+        # Raises BudgetTooSmallError when not even the best unit's label fits.
+        cut = _cut_best(units, best, counter, fmt, budget)
+        return _assembled(chunks, units, best, pre_dropped, *cut)
+    return _assembled(
+        chunks,
         units,
-        budget=limit,
-        costs=costs,
-        floor=floor,
-        near_threshold=near_threshold,
-        group_cap=group_cap,
+        best,
+        pre_dropped,
+        fitted.blocks,
+        fitted.rendered,
+        fitted.total,
+        fitted.picked,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Fitted:
+    picked: Picked
+    blocks: list[RecordBlock]
+    rendered: str
+    total: int
+    value: float
+
+
+def _fit(
+    units: Sequence[Unit],
+    picked: Picked,
+    best: float,
+    counter: TokenCounter,
+    fmt: RenderFormat,
+    budget: int | None,
+) -> _Fitted:
+    """Render the chosen units and count them; while over budget, the least valuable goes."""
     chosen = list(picked.chosen)
     left_out = dict(picked.left_out)
     while True:
@@ -118,12 +175,9 @@ def assemble_passages(
         weakest = min(chosen, key=lambda index: (units[index].value, -index))
         chosen.remove(weakest)
         left_out[weakest] = Reason.BUDGET
-    if not chosen and units and budget is not None:
-        # Raises BudgetTooSmallError when not even the best unit's label fits.
-        cut = _cut_best(units, best, counter, fmt, budget)
-        return _assembled(chunks, units, best, pre_dropped, *cut)
+    value = sum(units[index].value for index in chosen)
     picked = replace(picked, chosen=tuple(chosen), left_out=left_out)
-    return _assembled(chunks, units, best, pre_dropped, blocks, rendered, total, picked)
+    return _Fitted(picked, blocks, rendered, total, value)
 
 
 def _alone(unit: Unit, costs: Costs) -> int:
