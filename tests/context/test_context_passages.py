@@ -106,10 +106,15 @@ def test_repeats_across_records_add_nothing() -> None:
     text, chunks = _report()
     copy = record("copy", "Copy of the report")
     offered = ranked([*chunks, *chunked(copy, text)], range(2 * len(chunks)))
-    result = _assemble(offered, "turbine blades ice", 400)
+    result = _assemble(offered, "turbine blades ice", None)
     assert result.rendered.count(ANSWER) == 1
-    reasons = [entry["reason"] for entry in result.manifest["dropped"]]
-    assert any(reason.startswith("duplicate_of:source:report#c") for reason in reasons)
+    assert {one.record.id for one in result.passages} == {"source:report"}
+    reasons = {entry["reason"] for entry in result.manifest["dropped"]}
+    assert reasons == {f"duplicate_of:{result.passages[0].handle}"}
+    # With little room, the copy's chunks say why they are out: the budget, not the repeats.
+    small = _assemble(offered, "turbine blades ice", 120)
+    assert small.rendered.count(ANSWER) == 1
+    assert "budget" in {entry["reason"] for entry in small.manifest["dropped"]}
 
 
 def test_the_best_passage_is_cut_rather_than_displaced_by_a_shorter_one() -> None:

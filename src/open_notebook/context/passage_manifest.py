@@ -1,9 +1,9 @@
 """The manifest of a question's context: every passage included, every offered chunk left out.
 
 Included entries are passages (with their handle, chunk, span, relevance and tokens); a chunk
-none of whose text is in the context is listed once under ``dropped`` with the reason of its best
-unit (a repeat, then the budget, then a relevance far below the best), and the tokens its units
-would have cost.
+none of whose text is in the context is listed once under ``dropped`` with the reason that says
+most about it (the budget if any of its text could have entered with more room, else a relevance
+far below the best, else a repeat), and the tokens its units would have cost.
 """
 
 from __future__ import annotations
@@ -74,10 +74,12 @@ def passage_manifest(
 
 
 def _rank(reason: str) -> int:
-    """Which fate of a chunk's units names the chunk's: a repeat, then budget, then relevance."""
-    if reason.startswith(Reason.DUPLICATE_OF.value):
+    """Which fate of a chunk's units names the chunk's: the budget when any of its text could
+    have entered with more room, else a relevance far below the best, else a repeat (all its
+    text is in the context already, or in a record's label)."""
+    if reason == Reason.BUDGET.value:
         return 2
-    return 1 if reason == Reason.BUDGET.value else 0
+    return 1 if reason == Reason.LOW_RELEVANCE.value else 0
 
 
 def _record_fields(record: Candidate) -> dict[str, Any]:
