@@ -2,8 +2,9 @@
 // relevance, type and tokens, the rendered text exactly as sent, and a budget control.
 //
 // Every payload shape goes through one normaliser (`rowsOf`) into rows; the view renders rows
-// only. A passage-level manifest (entries with a `handle` and a character span) maps onto the
-// same rows, so only `rowsOf` changes when the builder's output does.
+// only. A question's build lists passages (included: a span of a record with its citation
+// handle `source:KEY#cN`; dropped: a chunk left out, with its span); a build without a question
+// lists records. Both map onto the same rows: a row with a handle is a passage.
 
 import { fmt, h, replace } from "./dom.js";
 import { openRecord } from "./reader.js";
@@ -20,35 +21,74 @@ const REASONS = {
   not_found: "not found",
 };
 
-/** A readable reason from the manifest's `code` or `code:detail`. */
-export function reasonText(reason) {
+// What ended a question's selection (the manifest's `stopped`).
+const STOPPED = {
+  budget: "budget — the budget is full",
+  relevance_floor: "relevance floor — the rest is far below the best passages' relevance",
+  candidates_exhausted: "candidates exhausted — every candidate is in",
+};
+
+export function stoppedText(stopped) {
+  return `stopped: ${STOPPED[stopped] || String(stopped).replaceAll("_", " ")}`;
+}
+
+/**
+ * A readable reason from the manifest's `code` or `code:detail`. `duplicate_of:<target>` names
+ * what the row repeats: a passage by its handle (`#c2` of the same record, or of another record
+ * by its title), or a record (its own: the row holds only words of the record's title).
+ * `lookup` = {handles: Map(handle → row), ids: Map(id → row)} from the same manifest.
+ */
+export function reasonText(reason, row = null, lookup = null) {
   if (!reason) return "";
   const [code, ...rest] = String(reason).split(":");
   const detail = rest.join(":");
+  if (code === "duplicate_of" && detail) return duplicateText(detail, row, lookup);
   const words = REASONS[code] || code.replaceAll("_", " ");
   return detail ? `${words} ${detail}` : words;
 }
 
-/** Rows from a manifest: {status, id, handle, title, type, relevance, tokens, original, reason, span}. */
+function duplicateText(target, row, lookup) {
+  const hash = target.indexOf("#");
+  if (hash >= 0) {
+    const record = target.slice(0, hash);
+    const kept = lookup && lookup.handles.get(target);
+    const where = row && row.id === record ? `this ${row.type || "record"}` : kept && kept.title ? `“${kept.title}”` : record;
+    return `repeats passage ${target.slice(hash)} of ${where}`;
+  }
+  if (row && row.id === target) return `repeats only the title of this ${row.type || "record"}`;
+  const kept = lookup && lookup.ids.get(target);
+  return `duplicate of ${kept && kept.title ? `“${kept.title}”` : target}`;
+}
+
+const spanOf = (entry) =>
+  Number.isInteger(entry.char_start) && Number.isInteger(entry.char_end) ? { start: entry.char_start, end: entry.char_end } : null;
+
+/**
+ * Rows from a manifest (a build's, or the one sent with an answer): {status, id, handle, chunk,
+ * title, type, relevance, tokens, original, truncated, duplicates, reason, span}. `tokens` are
+ * the tokens sent; `original` the record's whole size (included) or what the candidate would
+ * have taken (dropped). Passages and chunks have a handle and a span; records have neither.
+ */
 export function rowsOf(manifest) {
   const rows = [];
   for (const [status, entries] of [["included", manifest.included || []], ["dropped", manifest.dropped || []]]) {
     for (const entry of entries) {
       const tokens = entry.tokens || {};
-      const span = Number.isInteger(entry.char_start) && Number.isInteger(entry.char_end) ? { start: entry.char_start, end: entry.char_end } : null;
+      const scores = entry.scores || {};
       rows.push({
         status,
-        id: entry.record_id || entry.id,
+        id: entry.id,
         handle: entry.handle || null,
+        chunk: entry.chunk_id || null,
         title: entry.title || "",
         type: entry.type || "",
-        relevance: entry.relevance ?? (entry.scores ? entry.scores.relevance : null),
-        tokens: typeof tokens === "number" ? tokens : tokens.used ?? null,
-        original: typeof tokens === "number" ? null : tokens.original ?? null,
+        relevance: scores.relevance ?? null,
+        tokens: tokens.used ?? null,
+        original: tokens.original ?? null,
         truncated: Boolean(entry.truncated),
         duplicates: entry.duplicates || [],
         reason: entry.reason || null,
-        span,
+        span: spanOf(entry),
       });
     }
   }
@@ -65,6 +105,7 @@ export function fromContext(payload, model) {
     modelId: model && model.model_id,
     counter: payload.metadata.tokenizer,
     rows: rowsOf(payload.manifest),
+    stopped: payload.manifest.stopped ?? payload.metadata.stopped ?? null,
     rendered: payload.rendered,
   };
 }
@@ -79,6 +120,7 @@ export function fromAnswer(done) {
     modelId: done.model_id,
     counter: done.model_id,
     rows: rowsOf(done.manifest),
+    stopped: (done.manifest && done.manifest.stopped) ?? null,
     rendered: done.context || "",
   };
 }
@@ -95,16 +137,17 @@ export function renderInspector(container, model, { rebuild = null, maxBudget = 
     included: model.rows.filter((row) => row.status === "included").length,
     dropped: model.rows.filter((row) => row.status === "dropped").length,
   };
+  const lookup = lookupOf(model.rows);
   const tabs = h("div", { class: "segmented", role: "group", "aria-label": "Show" });
   const drawTabs = () =>
     replace(
       tabs,
       ["all", "included", "dropped"].map((name) =>
-        h("button", { type: "button", "aria-pressed": String(filter.value === name), onclick: () => { filter.value = name; drawTabs(); drawTable(table, model.rows, name); } }, `${name} (${fmt(counts[name])})`),
+        h("button", { type: "button", "aria-pressed": String(filter.value === name), onclick: () => { filter.value = name; drawTabs(); drawTable(table, model.rows, name, lookup); } }, `${name} (${fmt(counts[name])})`),
       ),
     );
   drawTabs();
-  drawTable(table, model.rows, filter.value);
+  drawTable(table, model.rows, filter.value, lookup);
   replace(
     container,
     h("div", { class: "inspector-head" }, h("h2", {}, title), h("span", { class: "badge" }, model.origin === "sent" ? "as sent with the answer" : "built for this budget")),
@@ -129,9 +172,36 @@ function budgetBar(model) {
     { class: "budget", id: "budget-bar", dataset: { used: model.used, budget: model.budget, window: model.window ?? "" } },
     h("div", { class: "bar", role: "meter", "aria-label": "tokens used of the budget", "aria-valuemin": 0, "aria-valuemax": model.budget, "aria-valuenow": model.used }, used),
     h("p", { class: "budget-text" }, h("strong", {}, `${fmt(model.used)} / ${fmt(model.budget)} tokens`), ` used (${(share * 100).toFixed(1)} %)`),
+    model.stopped ? selectionText(model) : null,
     h("div", { class: "bar thin", "aria-hidden": "true" }, budget),
     h("p", { class: "muted window-text" }, model.window ? `budget ${fmt(model.budget)} of the ${fmt(model.window)}-token window${model.modelId ? ` of ${model.modelId}` : ""} (${(ofWindow * 100).toFixed(1)} %)` : "model window unknown (no language model configured)"),
   );
+}
+
+// A question's selection: how many passages of how many records, what was left out, and why
+// the selection ended where it did.
+function selectionText(model) {
+  const passages = model.rows.filter((row) => row.status === "included" && row.handle);
+  const records = new Set(passages.map((row) => row.id)).size;
+  const left = model.rows.length - passages.length;
+  const plural = (n, word) => `${fmt(n)} ${word}${n === 1 ? "" : "s"}`;
+  return h(
+    "p",
+    { class: "selection", id: "context-stopped", dataset: { stopped: model.stopped } },
+    `${plural(passages.length, "passage")} of ${plural(records, "record")}, ${fmt(left)} left out · `,
+    h("strong", { class: "stopped" }, stoppedText(model.stopped)),
+  );
+}
+
+/** Rows by handle and by record id, for reasons that name another row. */
+export function lookupOf(rows) {
+  const handles = new Map();
+  const ids = new Map();
+  for (const row of rows) {
+    if (row.handle && !handles.has(row.handle)) handles.set(row.handle, row);
+    if (!ids.has(row.id)) ids.set(row.id, row);
+  }
+  return { handles, ids };
 }
 
 // The slider is logarithmic: 50 tokens to the window's budget in equal ratios per step.
@@ -156,11 +226,11 @@ function budgetControl(budget, maxBudget, rebuild) {
   return h("div", { class: "budget-control" }, h("label", { for: "budget-slider" }, "Budget"), slider, number, h("span", { class: "muted" }, "tokens"));
 }
 
-function drawTable(table, rows, filter) {
+function drawTable(table, rows, filter, lookup) {
   const chosen = rows.filter((row) => filter === "all" || row.status === filter);
   const body = h("tbody", {});
   const draw = (limit) => {
-    replace(body, chosen.slice(0, limit).map(rowView));
+    replace(body, chosen.slice(0, limit).map((row) => rowView(row, lookup)));
     if (chosen.length > limit) {
       body.appendChild(h("tr", {}, h("td", { colspan: 5 }, h("button", { type: "button", class: "link", onclick: () => draw(chosen.length) }, `Show all ${fmt(chosen.length)}`))));
     }
@@ -174,23 +244,35 @@ function drawTable(table, rows, filter) {
   );
 }
 
-function rowView(row) {
-  const label = row.handle ? `${row.title} ${row.handle}` : row.title || row.id;
-  const opener = h("button", { type: "button", class: "link", title: row.id, onclick: () => openRecord(row.id, row.span) }, label);
+function rowView(row, lookup) {
+  const reason = reasonText(row.reason, row, lookup);
+  // A passage opens at its span (what was sent, or what was left out); a record at its start.
+  const note = row.handle ? `${row.handle} · ${row.status === "included" ? "in the context" : `left out: ${reason}`}` : "";
+  const open = () => openRecord(row.id, row.span, note);
+  const openable = row.reason !== "not_found";
+  const label = row.title || row.id;
+  const opener = openable ? h("button", { type: "button", class: "link", title: row.span ? `open ${row.id} at this passage` : row.id, onclick: open }, label) : h("span", {}, label);
+  const where = row.span ? [" · ", h("span", { class: "chars" }, `characters ${fmt(row.span.start)}–${fmt(row.span.end)}`)] : "";
+  const meta = row.handle ? h("div", { class: "meta" }, h("code", { class: "handle" }, row.handle), where) : h("div", { class: "meta" }, row.id);
   const relevance = row.relevance === null || row.relevance === undefined ? "–" : row.relevance.toFixed(2);
   const tokens = row.status === "included" ? `${fmt(row.tokens)}${row.original && row.original !== row.tokens ? ` of ${fmt(row.original)}` : ""}` : fmt(row.original);
   const decision =
     row.status === "included"
-      ? h("span", { class: "decision included" }, row.truncated ? "included, shortened" : "included", row.duplicates.length ? ` (+${row.duplicates.length} duplicates)` : "")
-      : h("span", { class: "decision dropped" }, "dropped: ", h("span", { class: "reason", dataset: { reason: row.reason || "" } }, reasonText(row.reason)));
+      ? h("span", { class: "decision included" }, row.truncated ? (row.handle ? "included, cut to fit" : "included, shortened") : "included", row.duplicates.length ? ` (+${row.duplicates.length} duplicates)` : "")
+      : h("span", { class: "decision dropped" }, "dropped: ", h("span", { class: "reason", dataset: { reason: row.reason || "" } }, reason));
+  const dataset = { id: row.id };
+  if (row.handle) Object.assign(dataset, { handle: row.handle, chunk: row.chunk || "" });
+  if (row.span) Object.assign(dataset, { start: row.span.start, end: row.span.end });
+  // A click anywhere on a passage's row opens it (its controls keep their own clicks).
+  const onclick = openable && row.span ? (event) => { if (!event.target.closest("button, a, input, summary")) open(); } : null;
   // data-label names each cell where a narrow screen shows the row as a card without a header.
   return h(
     "tr",
-    { class: row.status, dataset: { id: row.id } },
-    h("td", { class: "item" }, opener, h("div", { class: "meta" }, row.id)),
+    { class: row.span && openable ? `${row.status} passage` : row.status, dataset, onclick },
+    h("td", { class: "item" }, opener, meta),
     h("td", { dataset: { label: "type" } }, row.type),
     h("td", { class: "num", dataset: { label: "relevance" } }, relevance),
-    h("td", { class: "num", dataset: { label: "tokens" } }, tokens),
+    h("td", { class: "num", dataset: { label: row.status === "included" ? "tokens" : "tokens needed" } }, tokens),
     h("td", { class: "decision-cell" }, decision),
   );
 }
