@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "tests" / "web")]
+sys.path[:0] = [str(ROOT / "tests" / "web"), str(ROOT / "tests")]
 
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 from web_support import CHROMIUM, CHROMIUM_ARGS, DESKTOP, serve  # noqa: E402
