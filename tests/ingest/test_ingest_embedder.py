@@ -131,7 +131,6 @@ def test_factory_builds_the_configured_provider(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("provider", "expected"),
     [
-        ("word2vec", "EMBEDDING_PROVIDER"),
         ("openai", "EMBEDDING_MODEL"),
         ("sentence-transformers", "sentence-transformers"),
     ],

@@ -23,7 +23,6 @@ def settings_with(tmp_path: Path, **values: object) -> Settings:
     ("values", "setting"),
     [
         ({"llm_provider": "none"}, "OPEN_NOTEBOOK_LLM_PROVIDER"),
-        ({"llm_provider": "gpt"}, "OPEN_NOTEBOOK_LLM_PROVIDER"),
         ({"llm_provider": "openai"}, "OPEN_NOTEBOOK_LLM_MODEL"),
         ({"llm_provider": "openai", "llm_model": "gpt-4o"}, "OPEN_NOTEBOOK_LLM_BASE_URL"),
         (

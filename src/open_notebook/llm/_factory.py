@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 from typing import Final
 
-from open_notebook.config import Settings
+from open_notebook.config import LlmProvider, Settings
 from open_notebook.errors import ConfigurationError
 from open_notebook.llm._esperanto import EsperantoModel, load_esperanto
 from open_notebook.llm._local import DEFAULT_LOCAL_WINDOW, LOCAL_MODEL_ID, LocalGemmaModel
 from open_notebook.llm._openai import OpenAICompatibleModel
 from open_notebook.llm._types import LanguageModel
 from open_notebook.tokens import get_token_counter
-
-
-class LlmProvider(StrEnum):
-    LOCAL = "local"
-    OPENAI = "openai"
-    ESPERANTO = "esperanto"
-    NONE = "none"
-
 
 # Published context windows; anything else needs OPEN_NOTEBOOK_LLM_CONTEXT_WINDOW.
 KNOWN_WINDOWS: Final = {
@@ -40,7 +31,7 @@ def create_language_model(settings: Settings, model: str | None = None) -> Langu
     """The language model the settings describe; ``model`` overrides the configured name.
 
     Raises:
-        ConfigurationError: the provider is ``none``, unknown, or lacks a required setting.
+        ConfigurationError: the provider is ``none`` or lacks a required setting.
     """
     provider = _provider(settings.llm_provider)
     name = model or settings.llm_model
@@ -105,15 +96,7 @@ def _esperanto(settings: Settings, name: str, window: int, api_key: str | None) 
     )
 
 
-def _provider(value: str) -> LlmProvider:
-    try:
-        provider = LlmProvider(value.strip().lower())
-    except ValueError:
-        choices = ", ".join(p.value for p in LlmProvider)
-        raise ConfigurationError(
-            f"OPEN_NOTEBOOK_LLM_PROVIDER must be one of {choices}, got {value!r}",
-            setting="OPEN_NOTEBOOK_LLM_PROVIDER",
-        ) from None
+def _provider(provider: LlmProvider) -> LlmProvider:
     if provider is LlmProvider.NONE:
         raise ConfigurationError(
             "no language model is configured (OPEN_NOTEBOOK_LLM_PROVIDER=none): set "

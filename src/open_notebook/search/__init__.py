@@ -9,8 +9,9 @@ question's terms elsewhere (the context builder's sentences) uses the same stems
 CJK n-grams.
 """
 
+from open_notebook.config import FusionMethod
 from open_notebook.search._analyze import WordTerms, query_terms, words
-from open_notebook.search._fusion import DEFAULT_RRF_K, FusionMethod, convex_fuse, rrf_fuse
+from open_notebook.search._fusion import DEFAULT_RRF_K, convex_fuse, rrf_fuse
 from open_notebook.search._hits import ParentGroup, group_by_parent
 from open_notebook.search._service import MAX_LIMIT, QueryEmbedder, SearchService
 from open_notebook.search.types import FusionWeights, HitScores, HitType, SearchHit, SearchMode

@@ -36,43 +36,18 @@ Every hit's ``scores.weights`` shows the weights, the coverage and whether feedb
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import StrEnum
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
-from open_notebook.errors import ConfigurationError, InvalidInputError
+from open_notebook.errors import InvalidInputError
 from open_notebook.search.types import FusionWeights
 
 DEFAULT_RRF_K = 60
 # Each list's score at this depth is its 0 (the pool a search takes is never smaller: 100).
 FUSION_DEPTH: Final = 100
 FEEDBACK_HITS: Final = 5
-_FUSION_SETTING: Final = "OPEN_NOTEBOOK_SEARCH_FUSION"
-
-
-class FusionMethod(StrEnum):
-    """``convex``: weighted sum of normalized scores (default); ``rrf``: the former RRF."""
-
-    CONVEX = "convex"
-    RRF = "rrf"
-
-
-def parse_fusion(value: str) -> FusionMethod:
-    """The fusion method named by a setting.
-
-    Raises:
-        ConfigurationError: an unknown name (the message names the variable).
-    """
-    try:
-        return FusionMethod(value.strip().lower())
-    except ValueError:
-        choices = ", ".join(method.value for method in FusionMethod)
-        raise ConfigurationError(
-            f"{_FUSION_SETTING}={value!r} is not a fusion method; choose one of {choices}",
-            setting=_FUSION_SETTING,
-        ) from None
 
 
 def list_weights(coverage: float, *, vector_found: bool, text_found: bool) -> FusionWeights:

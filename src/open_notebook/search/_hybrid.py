@@ -14,10 +14,10 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from open_notebook.config import FusionMethod
 from open_notebook.embeddings import Script, readable_share, script_letters
 from open_notebook.search._fusion import (
     FEEDBACK_HITS,
-    FusionMethod,
     convex_fuse,
     feedback_vector,
     list_weights,

@@ -15,7 +15,7 @@ from open_notebook.db.connection import record
 from open_notebook.embeddings import readable_scripts
 from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import normalize_id
-from open_notebook.search._fusion import DEFAULT_RRF_K, parse_fusion
+from open_notebook.search._fusion import DEFAULT_RRF_K
 from open_notebook.search._highlight import snippets, term_pattern
 from open_notebook.search._hits import RankedId, hits_from
 from open_notebook.search._hybrid import HybridFusion
@@ -78,9 +78,6 @@ class SearchService:
     Args:
         rrf_k: the ``k`` of reciprocal-rank fusion (larger flattens rank differences).
         weights: RRF weights of the (vector, BM25) lists (the default fusion weighs per query).
-
-    Raises:
-        ConfigurationError: ``search_fusion`` names no fusion method.
     """
 
     def __init__(
@@ -97,7 +94,7 @@ class SearchService:
         self._embedder = embedder
         self._settings = settings
         self.fusion = HybridFusion(
-            parse_fusion(settings.search_fusion),
+            settings.search_fusion,
             feedback=settings.search_feedback,
             scripts=readable_scripts(embedder),
             rrf_k=rrf_k,

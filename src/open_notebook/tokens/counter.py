@@ -7,9 +7,10 @@ from typing import Final, Protocol, runtime_checkable
 
 import bpe_openai
 
+from open_notebook.config import Tokenizer
 from open_notebook.errors import ConfigurationError
 
-SUPPORTED_ENCODINGS: Final = ("o200k_base", "cl100k_base")
+SUPPORTED_ENCODINGS: Final = tuple(encoding.value for encoding in Tokenizer)
 # bpe-openai refuses one call on 1M characters or more; longer texts are counted in pieces cut at
 # line breaks (or spaces), where BPE pre-tokenization splits anyway.
 _PIECE_CHARS: Final = 400_000
