@@ -1,4 +1,4 @@
-"""One SurrealDB connection per process, with errors translated into ours.
+"""A SurrealDB connection, with errors translated into ours.
 
 The SDK returns ``RecordID`` objects (not JSON-serializable) and datetime subclasses; every row
 leaving this module has ids as ``table:key`` strings so nothing above this layer sees SDK types.
@@ -17,8 +17,7 @@ from typing import Any
 import surrealdb
 from surrealdb import RecordID
 
-from open_notebook.config import Settings
-from open_notebook.errors import DatabaseError, DatabaseLockedError, InvalidInputError
+from open_notebook.errors import DatabaseError, InvalidInputError
 from open_notebook.ids import split_id
 
 log = logging.getLogger(__name__)
@@ -136,42 +135,3 @@ def _translate(message: str, exc: Exception | None) -> Exception:
     if any(marker in message for marker in _INPUT_MARKERS):
         return InvalidInputError(message)
     return DatabaseError(message)
-
-
-async def open_database(settings: Settings) -> Database:
-    """Connect, sign in when credentials are set, select namespace/database, apply migrations.
-
-    Raises:
-        DatabaseLockedError: the embedded files are held by another process (``serve``).
-        DatabaseError: the server cannot be reached or refused us.
-    """
-    from open_notebook.db.migrations import apply_migrations
-
-    url = settings.resolved_database_url
-    if url.startswith("surrealkv://") and "://" in url:
-        from pathlib import Path
-
-        Path(url.split("://", 1)[1]).parent.mkdir(parents=True, exist_ok=True)
-    try:
-        # Embedded engines open their files in the constructor, so it belongs inside the try.
-        client = surrealdb.AsyncSurreal(url)
-        await client.connect()
-        if settings.db_user and settings.db_password is not None:
-            await client.signin(
-                {"username": settings.db_user, "password": settings.db_password.get_secret_value()}
-            )
-        await client.use(settings.namespace, settings.database)
-    except surrealdb.SurrealError as exc:
-        if "already locked" in str(exc) or "LOCK" in str(exc):
-            raise DatabaseLockedError(
-                f"the database at {url} is in use by another process (is `open-notebook serve` "
-                "running?). Stop it, or point this command at the server with --db ws://HOST:PORT."
-            ) from exc
-        raise DatabaseError(f"cannot open the database at {url}: {exc}") from exc
-    database = Database(client, url)
-    try:
-        await apply_migrations(database)
-    except BaseException:
-        await database.close()
-        raise
-    return database
