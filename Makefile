@@ -17,7 +17,7 @@ $(STAMP): $(BIN)/python pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m open_notebook.demo
+	$(BIN)/python -m open_notebook.cli.demo
 
 lint: $(STAMP)
 	$(BIN)/ruff format --check src tests bench

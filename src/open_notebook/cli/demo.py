@@ -17,18 +17,21 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
-from pydantic import ValidationError
 
+from open_notebook.chat import DoneEvent
 from open_notebook.cli._render import hits_table, print_manifest
 from open_notebook.cli._runtime import CliState, ExitCode, Session, guard
-from open_notebook.config import Settings
-
-if TYPE_CHECKING:
-    from open_notebook.chat import DoneEvent
-    from open_notebook.search.types import SearchHit
+from open_notebook.cli._services import build_context, search_service_for
+from open_notebook.cli.ask import AskOptions, answer, print_citations
+from open_notebook.cli.ingest import ingest_paths
+from open_notebook.cli.records import store_note
+from open_notebook.config import Settings, load_settings
+from open_notebook.errors import ConfigurationError
+from open_notebook.search import SearchHit, SearchMode
+from open_notebook.store import open_store
 
 T = TypeVar("T")
 
@@ -82,10 +85,7 @@ async def run_demo(
     state: CliState, *, ask: bool = True, context_tokens: int = CONTEXT_TOKENS
 ) -> DemoResult:
     """Run every step against the database in ``state.settings``; print as it goes."""
-    from open_notebook.db import open_database
-    from open_notebook.store import Store
-
-    store = Store(await open_database(state.settings))
+    store = await open_store(state.settings)
     try:
         session = Session(state, store)
         result = DemoResult()
@@ -109,9 +109,6 @@ async def _load_embedder(session: Session) -> None:
 
 
 async def _ingest(session: Session, result: DemoResult) -> None:
-    from open_notebook.cli.ingest import ingest_paths
-    from open_notebook.cli.records import store_note
-
     out = session.state.out
     files = corpus_files()
     out.rule(f"[bold]2. Create a notebook from {len(files)} documents")
@@ -128,9 +125,6 @@ async def _ingest(session: Session, result: DemoResult) -> None:
 
 
 async def _search(session: Session, result: DemoResult) -> None:
-    from open_notebook.cli._services import search_service_for
-    from open_notebook.search.types import SearchMode
-
     out = session.state.out
     out.rule(f"[bold]3. Hybrid search (vectors + BM25): {SEARCH_QUERY!r}")
     service = search_service_for(session)
@@ -142,8 +136,6 @@ async def _search(session: Session, result: DemoResult) -> None:
 
 
 async def _context(session: Session, result: DemoResult, budget: int) -> None:
-    from open_notebook.cli._services import build_context
-
     out = session.state.out
     out.rule(f"[bold]4. A {budget}-token context for: {QUESTION!r}")
     result.context = await build_context(
@@ -153,8 +145,6 @@ async def _context(session: Session, result: DemoResult, budget: int) -> None:
 
 
 async def _ask(session: Session, result: DemoResult, budget: int) -> None:
-    from open_notebook.cli.ask import AskOptions, answer, print_citations
-
     out = session.state.out
     out.rule("[bold]5. Ask the local model (Gemma 3 270M, in-process, no key)")
     out.print(f"[bold]Q:[/] {QUESTION}")
@@ -201,12 +191,12 @@ def print_next_steps(state: CliState, result: DemoResult) -> None:
 
 
 def main() -> NoReturn:
-    """Entry of ``python -m open_notebook.demo``; exits through ``os._exit`` like the CLI."""
+    """Entry of ``python -m open_notebook.cli.demo``; exits through ``os._exit`` like the CLI."""
     code = int(ExitCode.OK)
     try:
-        settings = demo_settings(Settings())
-    except ValidationError as exc:
-        sys.stderr.write(f"error: invalid OPEN_NOTEBOOK_* settings: {exc}\n")
+        settings = demo_settings(load_settings())
+    except ConfigurationError as exc:
+        sys.stderr.write(f"error: {exc}\n")
         code = int(ExitCode.BAD_INPUT)
     else:
         code = _run(CliState(settings=settings))
