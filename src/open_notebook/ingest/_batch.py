@@ -6,9 +6,11 @@ import asyncio
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from open_notebook.config import Settings
 from open_notebook.errors import ExtractionError, InvalidInputError
+from open_notebook.ingest._commit import ItemError
 from open_notebook.ingest._extract import SUPPORTED_SUFFIXES, extract_file
 from open_notebook.ingest._types import (
     Extracted,
@@ -17,9 +19,23 @@ from open_notebook.ingest._types import (
     IngestResult,
     Prepared,
 )
+from open_notebook.store import Store
 
-if TYPE_CHECKING:
-    from open_notebook.ingest._pipeline import Ingestor
+
+class Steps(Protocol):
+    """The steps of one item that a batch runs (``Ingestor`` has them)."""
+
+    store: Store
+    settings: Settings
+
+    async def extract(self, item: Path | str, data: bytes | None = None) -> Extracted: ...
+
+    async def prepare_many(self, texts: Sequence[Extracted]) -> list[Prepared]: ...
+
+    async def commit_many(
+        self, notebook_id: str | None, prepared: Sequence[Prepared]
+    ) -> list[IngestResult | ItemError]: ...
+
 
 ProgressCallback = Callable[[IngestProgress], None]
 _SHOWN_FAILURES = 5
@@ -73,7 +89,7 @@ def expand(items: Sequence[Path | str]) -> tuple[list[Path | str], list[IngestFa
 
 
 async def add_many(
-    ingestor: Ingestor,
+    ingestor: Steps,
     notebook_id: str | None,
     items: Sequence[Path | str],
     progress: ProgressCallback | None,
@@ -118,7 +134,7 @@ async def add_many(
 
 
 async def _prepare_window(
-    ingestor: Ingestor, items: list[Path | str]
+    ingestor: Steps, items: list[Path | str]
 ) -> list[Prepared | IngestFailure]:
     paths = [Path(item) for item in items if not is_url(item)]
     max_bytes = ingestor.settings.max_source_bytes
@@ -132,7 +148,7 @@ async def _prepare_window(
 
 
 async def _commit_window(
-    ingestor: Ingestor,
+    ingestor: Steps,
     notebook_id: str | None,
     items: list[Path | str],
     outcomes: list[Prepared | IngestFailure],
@@ -155,7 +171,7 @@ def _read(path: Path, max_bytes: int) -> Extracted | IngestFailure:
         return IngestFailure(str(path), str(error))
 
 
-async def _fetch(ingestor: Ingestor, url: Path | str) -> Extracted | IngestFailure:
+async def _fetch(ingestor: Steps, url: Path | str) -> Extracted | IngestFailure:
     try:
         return await ingestor.extract(url)
     except (ExtractionError, InvalidInputError) as error:
