@@ -19,7 +19,7 @@ from open_notebook.embeddings import Embedder
 from open_notebook.errors import DatabaseLockedError
 from open_notebook.ingest._embed import ChunkEmbedder
 from open_notebook.search import SearchMode, SearchService
-from open_notebook.store import Store
+from open_notebook.store import Store, SurrealStore
 from open_notebook.utils.context_builder import build_query_context
 
 NOTEBOOK = "crash"
@@ -100,7 +100,7 @@ async def inspect(
     """Open the database (refused if a lock was left behind) and describe every source."""
     settings = Settings(database_url=url)
     try:
-        store = Store(await open_database(settings))
+        store = SurrealStore(await open_database(settings))
     except DatabaseLockedError as error:
         return Inspection(opened=False, error=str(error))
     try:
@@ -201,7 +201,7 @@ async def inspect_written(url: str, embedder: Embedder, notebook_id: str) -> Wri
     """Every source and note of a notebook against what the pipeline makes of its text."""
     settings = Settings(database_url=url)
     try:
-        store = Store(await open_database(settings))
+        store = SurrealStore(await open_database(settings))
     except DatabaseLockedError as error:
         return Written(opened=False, error=str(error))
     try:

@@ -18,7 +18,7 @@ from open_notebook.chat import DoneEvent, TokenEvent, chat_with_source
 from open_notebook.config import Settings
 from open_notebook.db import open_database
 from open_notebook.llm import LocalGemmaModel
-from open_notebook.store import Store
+from open_notebook.store import Store, SurrealStore
 from open_notebook.store.sources import NewSource
 from open_notebook.tokens import get_token_counter
 
@@ -81,7 +81,7 @@ async def main(budgets: list[int], window: int, answer: int) -> None:
         started = time.perf_counter()
         await asyncio.to_thread(llm.warm_up)
         print(f"model load (assemble + verify + load): {time.perf_counter() - started:.2f} s")
-        store = Store(await open_database(Settings(database_url="mem://")))
+        store = SurrealStore(await open_database(Settings(database_url="mem://")))
         try:
             source = await store.sources.create(NewSource(title=title, full_text=text))
             for budget in budgets:

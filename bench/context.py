@@ -31,7 +31,7 @@ from open_notebook.config import Settings
 from open_notebook.context import ContextRequest, build_context
 from open_notebook.context.memo import clear_memos
 from open_notebook.db import open_database
-from open_notebook.store import Store
+from open_notebook.store import Store, SurrealStore
 from open_notebook.store.text_stats import text_stats
 from open_notebook.tokens import get_token_counter
 
@@ -196,7 +196,7 @@ async def _time(runs: int, make: Any) -> tuple[float, Any]:
 
 
 async def main(args: argparse.Namespace) -> None:
-    store = Store(await open_database(Settings(database_url="mem://")))
+    store = SurrealStore(await open_database(Settings(database_url="mem://")))
     try:
         start = time.perf_counter()
         notebook_id = await _populate(store, args.sources)

@@ -41,7 +41,7 @@ from bench.concurrency import HEADERS, seed, server_env
 from open_notebook.config import Settings
 from open_notebook.db import open_database
 from open_notebook.embeddings import Embedder, FakeEmbedder, create_embedder
-from open_notebook.store import Store
+from open_notebook.store import SurrealStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +79,7 @@ class Harness:
         return [*cli, "add", str(self.folder), "--notebook", NOTEBOOK]
 
     async def prepare(self, data: Path) -> None:
-        store = Store(await open_database(Settings(database_url=self.url(data))))
+        store = SurrealStore(await open_database(Settings(database_url=self.url(data))))
         try:
             await store.notebooks.create(NOTEBOOK)
         finally:

@@ -33,7 +33,7 @@ from open_notebook.db import open_database
 from open_notebook.embeddings import Embedder, OnnxMiniLMEmbedder, Vectors
 from open_notebook.ingest import Ingestor
 from open_notebook.ingest._embed import ChunkEmbedder
-from open_notebook.store import Store
+from open_notebook.store import SurrealStore
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 GOAL = 0.15
@@ -67,7 +67,7 @@ Timing = tuple[float, float]  # wall seconds, process CPU seconds
 
 async def run_pipeline(embedder: Embedder, settings: Settings, folder: Path) -> tuple[Timing, int]:
     """Time to ingest every file of ``folder``, and the number of chunks stored."""
-    store = Store(await open_database(settings))
+    store = SurrealStore(await open_database(settings))
     try:
         ingestor = Ingestor(store, embedder, settings)
         started, cpu = time.perf_counter(), time.process_time()

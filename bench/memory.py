@@ -36,7 +36,7 @@ from open_notebook.config import Settings
 from open_notebook.db import open_database
 from open_notebook.embeddings import FakeEmbedder, create_embedder
 from open_notebook.search import SearchService
-from open_notebook.store import Store
+from open_notebook.store import SurrealStore
 
 DIM = 384
 BATCH = 500
@@ -104,7 +104,7 @@ def _chunk(
 
 async def snapshot_size(url: str, nb: str) -> float:
     """MB held by a loaded snapshot of the notebook (vectors, BM25, hit details)."""
-    store = Store(await open_database(Settings(database_url=url)))
+    store = SurrealStore(await open_database(Settings(database_url=url)))
     try:
         service = SearchService(store, FakeEmbedder(dim=DIM), Settings())
         tracemalloc.start()

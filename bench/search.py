@@ -33,7 +33,7 @@ from open_notebook.config import Settings
 from open_notebook.db import open_database
 from open_notebook.search import HitType, SearchMode, SearchService
 from open_notebook.search._query import bm25_terms
-from open_notebook.store import ChunkRow, Store
+from open_notebook.store import ChunkRow, Store, SurrealStore
 from open_notebook.store.sources import NewSource
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"
@@ -164,7 +164,7 @@ async def run_size(
     matrix = rng.standard_normal((size, DIM), dtype=np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
     settings = Settings(database_url="mem://")
-    store = Store(await open_database(settings))
+    store = SurrealStore(await open_database(settings))
     try:
         started = time.perf_counter()
         nb = await build(store, size, matrix, texts)

@@ -10,7 +10,7 @@ import pytest
 
 from open_notebook.config import Settings
 from open_notebook.db import open_database
-from open_notebook.store import Store
+from open_notebook.store import Store, SurrealStore
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def settings(tmp_path: os.PathLike[str]) -> Settings:
 
 @pytest.fixture
 async def store(settings: Settings) -> AsyncIterator[Store]:
-    opened = Store(await open_database(settings))
+    opened = SurrealStore(await open_database(settings))
     try:
         yield opened
     finally:

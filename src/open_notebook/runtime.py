@@ -1,52 +1,80 @@
-"""The process-wide default store used by the seed's module-level helpers.
+"""The default settings and store of the seed's module-level API, and nothing else.
 
-Created lazily from ``Settings()`` on first use, or set explicitly with :func:`configure`.
-Everything else in the package takes its store as an argument.
+The seed's helpers (``build_source_context(...)`` and friends in ``open_notebook.utils``) and its
+active records (``Source.get(...)`` in ``open_notebook.records``) take no store argument, so a
+process has one default: :func:`configure` sets it, or it is opened from ``OPEN_NOTEBOOK_*`` on
+first use. This is the package's only process-wide state; everything else takes its store, search
+service and settings as arguments, and only the seed's entry points import this module.
 """
 
 from __future__ import annotations
 
 import asyncio
+from typing import Final
 
-from open_notebook.config import Settings
-from open_notebook.store import Store
+from open_notebook.config import Settings, load_settings
+from open_notebook.store import Store, open_store
 
-_settings: Settings | None = None
-_store: Store | None = None
-_lock: asyncio.Lock | None = None
-_SETTLE_SECONDS = 0.2
+# The embedded engine can abort the interpreter at exit unless given time to settle (DESIGN.md).
+_SETTLE_SECONDS: Final = 0.2
+
+
+class Runtime:
+    """A default store opened on first use from the settings it was given (or the environment)."""
+
+    def __init__(self) -> None:
+        self._settings: Settings | None = None
+        self._store: Store | None = None
+        self._opening: asyncio.Lock | None = None
+
+    def configure(self, settings: Settings | None = None, *, store: Store | None = None) -> None:
+        if settings is not None:
+            self._settings = settings
+        if store is not None:
+            self._store = store
+
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = load_settings()
+        return self._settings
+
+    async def store(self) -> Store:
+        if self._store is not None:
+            return self._store
+        if self._opening is None:
+            self._opening = asyncio.Lock()
+        async with self._opening:
+            if self._store is None:
+                self._store = await open_store(self.settings())
+        return self._store
+
+    async def reset(self) -> None:
+        store, self._store, self._settings, self._opening = self._store, None, None, None
+        if store is not None:
+            await store.close()
+
+
+# The seed's helpers share this one; tests and process edges reset it with ``reset()``.
+_DEFAULT: Final = Runtime()
 
 
 def configure(settings: Settings | None = None, *, store: Store | None = None) -> None:
-    """Set the settings and/or the store the module-level helpers use."""
-    global _settings, _store
-    if settings is not None:
-        _settings = settings
-    if store is not None:
-        _store = store
+    """Set the settings and/or the store the seed's module-level helpers use."""
+    _DEFAULT.configure(settings, store=store)
 
 
 def get_settings() -> Settings:
-    """The configured settings, or ``Settings()`` from the environment on first use."""
-    global _settings
-    if _settings is None:
-        _settings = Settings()
-    return _settings
+    """The configured settings, or the environment's (``OPEN_NOTEBOOK_*``) on first use.
+
+    Raises:
+        ConfigurationError: an environment variable holds an invalid value (named).
+    """
+    return _DEFAULT.settings()
 
 
 async def get_store() -> Store:
     """The default store, opened on first use."""
-    global _store, _lock
-    if _store is not None:
-        return _store
-    if _lock is None:
-        _lock = asyncio.Lock()
-    async with _lock:
-        if _store is None:
-            from open_notebook.db import open_database
-
-            _store = Store(await open_database(get_settings()))
-    return _store
+    return await _DEFAULT.store()
 
 
 async def shutdown() -> None:
@@ -60,10 +88,5 @@ async def shutdown() -> None:
 
 
 async def reset() -> None:
-    """Close and forget the default store (tests, and clean shutdown at a process edge)."""
-    global _store, _settings, _lock
-    if _store is not None:
-        await _store.close()
-    _store = None
-    _settings = None
-    _lock = None
+    """Close and forget the default store and settings (tests, and shutdown at a process edge)."""
+    await _DEFAULT.reset()

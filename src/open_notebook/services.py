@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from open_notebook.config import Settings
-from open_notebook.embeddings import Embedder
+from open_notebook.embeddings import Embedder, create_embedder
 from open_notebook.errors import ConfigurationError
 from open_notebook.ingest import Ingestor
 from open_notebook.llm import LanguageModel, create_language_model
 from open_notebook.search import SearchService
-from open_notebook.store import Store
+from open_notebook.store import Store, open_store
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ async def open_services(
         ConfigurationError: the embedding model is missing or misconfigured.
     """
     owned_store = store is None
-    opened = store if store is not None else await _open_store(settings)
+    opened = store if store is not None else await open_store(settings)
     try:
         model = embedder if embedder is not None else await _open_embedder(settings)
         yield kind(
@@ -95,15 +95,7 @@ async def open_services(
             await asyncio.sleep(SETTLE_SECONDS)
 
 
-async def _open_store(settings: Settings) -> Store:
-    from open_notebook.db import open_database
-
-    return Store(await open_database(settings))
-
-
 async def _open_embedder(settings: Settings) -> Embedder:
-    from open_notebook.embeddings import create_embedder
-
     model = create_embedder(settings)
     await asyncio.to_thread(model.warm_up)  # seconds for a local model: keep the loop free
     log.info("embedder %s ready (%d dimensions)", model.model_id, model.dim)

@@ -8,7 +8,7 @@ from open_notebook.config import Settings
 from open_notebook.db import Database
 from open_notebook.embeddings import FakeEmbedder
 from open_notebook.search import SearchService
-from open_notebook.store import ChunkRow, Store
+from open_notebook.store import ChunkRow, Store, SurrealStore
 from open_notebook.store.sources import NewSource
 from open_notebook.tokens import get_token_counter
 from open_notebook.utils.context_builder import build_notebook_context, build_query_context
@@ -100,7 +100,7 @@ class _CountingDatabase(Database):
 
 async def test_fetch_is_batched_whatever_the_number_of_items(store: Store) -> None:
     counting = _CountingDatabase(store.db._client, store.db.url)
-    counted = Store(counting)
+    counted = SurrealStore(counting)
     calls = []
     for size in (2, 12):
         notebook = await store.notebooks.create(f"nb{size}")

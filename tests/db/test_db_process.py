@@ -13,7 +13,7 @@ import pytest
 from open_notebook.config import Settings
 from open_notebook.db import open_database
 from open_notebook.errors import DatabaseLockedError
-from open_notebook.store import Store
+from open_notebook.store import SurrealStore
 
 WORKER = Path(__file__).with_name("exit_worker.py")
 
@@ -30,7 +30,7 @@ def _python(code: str) -> subprocess.CompletedProcess[str]:
 
 async def test_reopen_in_new_process_finds_everything(tmp_path: Path) -> None:
     url = f"surrealkv://{tmp_path / 'db'}"
-    store = Store(await open_database(Settings(database_url=url)))
+    store = SurrealStore(await open_database(Settings(database_url=url)))
     notebook = await store.notebooks.create("Persisted")
     note = await store.notes.create(notebook.id, "a note that must survive", title="kept")
     await store.close()
@@ -56,7 +56,7 @@ async def test_reopen_in_new_process_finds_everything(tmp_path: Path) -> None:
 
 async def test_second_process_gets_a_clear_lock_error(tmp_path: Path) -> None:
     url = f"surrealkv://{tmp_path / 'db'}"
-    store = Store(await open_database(Settings(database_url=url)))
+    store = SurrealStore(await open_database(Settings(database_url=url)))
     try:
         result = _python(
             f"""

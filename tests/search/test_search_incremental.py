@@ -19,8 +19,7 @@ from search_support import chunk_rows
 from open_notebook.config import Settings
 from open_notebook.embeddings import FakeEmbedder
 from open_notebook.search import HitType, SearchHit, SearchMode, SearchService
-from open_notebook.store import Store
-from open_notebook.store.sources import NewSource
+from open_notebook.store import NewSource, ParentChunks, Store
 
 # Few words, so texts share terms, tie in score, and repeat exactly.
 WORDS = ["wing", "lift", "drag", "shock", "layer", "nozzle", "vortex", "heat", "panel", "flow"]
@@ -106,12 +105,8 @@ class World:
         source = self.rng.choice(sorted(self.sources))
         chunks = (await self.store.chunks.for_parents([source]))[source]
         texts = [chunk.text + " rebuilt" for chunk in chunks]
-        from open_notebook.store.chunks import chunk_documents
-
-        documents = chunk_documents(
-            source, chunk_rows(self.embedder, texts), source_id=source, notebook_id=None
-        )
-        await self.store.chunks.replace({source: documents})
+        rows = ParentChunks(chunk_rows(self.embedder, texts), source_id=source)
+        await self.store.chunks.replace({source: rows})
 
     async def _note(self, nb: str, other: str) -> None:  # noqa: ARG002
         texts = self.texts(self.rng.choice([1, 2]))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from open_notebook.domain import Note, Notebook, Source
+from open_notebook import runtime
 from open_notebook.errors import DatabaseError, InvalidInputError, NotFoundError
-from open_notebook.store import ChunkRow, Store
-from open_notebook.store.sources import NewSource
+from open_notebook.records import Note, Notebook, Source
+from open_notebook.store import ChunkRow, NewSource, ParentChunks, Store
+from open_notebook.store.chunks import STAGE_ABOVE_CHUNKS
 
 
 def rows(count: int, dim: int = 4) -> list[ChunkRow]:
@@ -66,6 +69,23 @@ async def test_seed_style_accessors(store: Store) -> None:
     assert [one.id for one in await book.get_sources()] == [source.id]
     assert [one.id for one in await book.get_notes()] == [note.id]
     assert (await Note.get(note.id, store=store)).get_context("long")["content"] == "remember this"
+
+
+async def test_seed_style_accessors_use_the_default_store(store: Store) -> None:
+    notebook = await store.notebooks.create("Default")
+    source = await store.sources.create(
+        NewSource(title="S", full_text="body"), notebook_ids=[notebook.id]
+    )
+    runtime.configure(store=store)
+    try:
+        loaded = await Source.get(source.id)
+        assert loaded.title == "S"
+        book = (await Notebook.get_many([notebook.id]))[notebook.id]
+        assert [one.title for one in await book.get_sources()] == ["S"]
+        assert await Note.get_many(["note:missing"]) == {}
+    finally:
+        runtime.configure(store=None)
+        await runtime.reset()  # closes the store the fixture also closes: closing twice is safe
 
 
 async def test_get_many_keeps_order_and_skips_unknown(store: Store) -> None:
@@ -137,15 +157,13 @@ async def test_chunk_replacement_swaps_atomically(store: Store) -> None:
     source = await store.sources.create(
         NewSource(title="S", full_text="t"), notebook_ids=[notebook.id], chunks=rows(3)
     )
-    from open_notebook.store.chunks import chunk_documents
-
-    bad = chunk_documents(source.id, rows(2), source_id=source.id, notebook_id=None)
-    bad[1]["token_count"] = "not a number"
+    first, second = rows(2)
+    bad = [first, dataclasses.replace(second, token_count="not a number")]
     with pytest.raises(InvalidInputError, match="token_count"):
-        await store.chunks.replace({source.id: bad})
+        await store.chunks.replace({source.id: ParentChunks(bad, source_id=source.id)})
     assert len((await store.chunks.for_parents([source.id]))[source.id]) == 3
 
-    good = chunk_documents(source.id, rows(1, dim=8), source_id=source.id, notebook_id=None)
+    good = ParentChunks(rows(1, dim=8), source_id=source.id)
     await store.chunks.replace({source.id: good})
     kept = (await store.chunks.for_parents([source.id], with_embeddings=True))[source.id]
     assert [chunk.dim for chunk in kept] == [8]
@@ -213,8 +231,6 @@ async def test_failed_staged_source_leaves_nothing(store: Store) -> None:
 
 
 async def test_staged_replace_restores_scope_fields_and_survives_failure(store: Store) -> None:
-    from open_notebook.store.chunks import STAGE_ABOVE_CHUNKS, chunk_documents
-
     notebook = await store.notebooks.create("Rebuild")
     source = await store.sources.create(
         NewSource(title="S", full_text="t"), notebook_ids=[notebook.id], chunks=rows(2)
@@ -223,15 +239,12 @@ async def test_staged_replace_restores_scope_fields_and_survives_failure(store: 
     note = await store.notes.create(notebook.id, "n", chunks=rows(1))
     many = STAGE_ABOVE_CHUNKS
     new_docs = {
-        insight.id: chunk_documents(
-            insight.id, rows(many, dim=8), source_id=source.id, notebook_id=None
-        ),
-        note.id: chunk_documents(
-            note.id, rows(many, dim=8), source_id=None, notebook_id=notebook.id
-        ),
+        insight.id: ParentChunks(rows(many, dim=8), source_id=source.id),
+        note.id: ParentChunks(rows(many, dim=8), notebook_id=notebook.id),
     }
-    broken = {key: [dict(doc) for doc in docs] for key, docs in new_docs.items()}
-    broken[note.id][-1]["text"] = None
+    note_rows = list(new_docs[note.id].rows)
+    note_rows[-1] = dataclasses.replace(note_rows[-1], text=None)
+    broken = {**new_docs, note.id: ParentChunks(note_rows, notebook_id=notebook.id)}
     with pytest.raises(InvalidInputError):
         await store.chunks.replace(broken)
     before = await store.chunks.for_parents([insight.id, note.id])

@@ -13,7 +13,7 @@ from open_notebook.embeddings import FakeEmbedder
 from open_notebook.errors import InvalidInputError
 from open_notebook.ids import new_id
 from open_notebook.search import SearchMode, SearchService
-from open_notebook.store import ChunkRow, Store
+from open_notebook.store import ChunkRow, Store, SurrealStore
 from open_notebook.store.chunks import STAGE_ABOVE_CHUNKS, chunk_documents
 from open_notebook.store.sources import NewSource
 
@@ -47,7 +47,7 @@ async def _left_behind(store: Store) -> int:
 
 async def _stage_and_die(url: str, embedder: FakeEmbedder) -> None:
     """What a process killed between staging and its commit leaves in the database."""
-    store = Store(await open_database(Settings(database_url=url)))
+    store = SurrealStore(await open_database(Settings(database_url=url)))
     source = new_id("source")
     documents = chunk_documents(
         source, rows(embedder, STAGED, "orphaned"), source_id=source, notebook_id=None
@@ -63,7 +63,7 @@ async def test_rows_left_by_a_killed_writer_are_swept_by_the_next_large_write(
     embedder = FakeEmbedder(dim=16)
     await _stage_and_die(url, embedder)
     settings = Settings(database_url=url)
-    store = Store(await open_database(settings))
+    store = SurrealStore(await open_database(settings))
     try:
         assert await _left_behind(store) == STAGED
         nb = (await store.notebooks.create("nb")).id

@@ -29,6 +29,7 @@ from open_notebook.errors import (
     NotFoundError,
     OpenNotebookError,
 )
+from open_notebook.store import open_store
 
 if TYPE_CHECKING:
     from open_notebook.embeddings._protocol import Embedder
@@ -103,10 +104,7 @@ def wants_json(ctx: typer.Context, local_flag: bool) -> CliState:
 
 
 async def _in_session(state: CliState, work: Callable[[Session], Awaitable[T]]) -> T:
-    from open_notebook.db import open_database
-    from open_notebook.store import Store
-
-    store = Store(await open_database(state.settings))
+    store = await open_store(state.settings)
     try:
         return await work(Session(state, store))
     finally:

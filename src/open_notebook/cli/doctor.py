@@ -16,6 +16,7 @@ from open_notebook.cli._runtime import CliState, ExitCode, guard, wants_json
 from open_notebook.cli._services import require_module
 from open_notebook.config import Settings
 from open_notebook.errors import OpenNotebookError
+from open_notebook.store import open_store
 
 
 class Status(StrEnum):
@@ -57,12 +58,9 @@ async def check_tokenizer(settings: Settings) -> str:
 
 async def check_database(settings: Settings) -> str:
     """Open the database, apply migrations, and compare stored vectors with the configured model."""
-    from open_notebook.db import open_database
-    from open_notebook.store import Store
-
-    store = Store(await open_database(settings))
+    store = await open_store(settings)
     try:
-        version = await store.db.version()
+        version = await store.version()
         notebooks = len(await store.notebooks.list_all())
         models = await store.chunks.embedding_models()
     finally:

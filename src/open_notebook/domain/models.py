@@ -1,19 +1,58 @@
-"""Records as pydantic models, with the seed's async accessors (``Source.get``, ...).
+"""The records of the domain as plain pydantic models: data, no I/O, no store.
 
-Each loaded record remembers the store it came from, so ``await source.get_insights()`` asks the
-same database. Class-level lookups use the process-wide default store unless one is passed.
+Reading and writing them is the store's job (``open_notebook.store``); the seed's active-record
+accessors (``Source.get``, ``notebook.get_sources()``, ...) live in ``open_notebook.records``.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field
 
-if TYPE_CHECKING:
-    from open_notebook.store import Store
+from open_notebook.errors import InvalidInputError
+
+
+class RecordKind(StrEnum):
+    """What a chunk, a search hit or a context item comes from; each kind has one table."""
+
+    SOURCE = "source"
+    NOTE = "note"
+    INSIGHT = "insight"
+
+    @property
+    def table(self) -> str:
+        """The table this kind of record is stored in."""
+        return TABLE_OF_KIND[self]
+
+    @classmethod
+    def of_table(cls, table: str) -> RecordKind:
+        """The kind stored in ``table``.
+
+        Raises:
+            InvalidInputError: the table holds no sources, notes or insights.
+        """
+        for kind, name in TABLE_OF_KIND.items():
+            if name == table:
+                return kind
+        raise InvalidInputError(
+            f"expected a source, note or insight id, got one of table {table!r}", field="id"
+        )
+
+    @classmethod
+    def of_id(cls, record_id: str) -> RecordKind:
+        """The kind of a ``table:key`` id."""
+        return cls.of_table(record_id.partition(":")[0])
+
+
+# The one place a kind is tied to its table.
+TABLE_OF_KIND: Final[dict[RecordKind, str]] = {
+    RecordKind.SOURCE: "source",
+    RecordKind.NOTE: "note",
+    RecordKind.INSIGHT: "source_insight",
+}
 
 
 class NoteType(StrEnum):
@@ -24,28 +63,12 @@ class NoteType(StrEnum):
 ContextSize = Literal["short", "long"]
 
 
-async def _resolve(store: Store | None) -> Store:
-    if store is not None:
-        return store
-    from open_notebook.runtime import get_store
-
-    return await get_store()
-
-
 class Record(BaseModel):
-    """Base of stored records: a ``table:key`` id and the store it was read from."""
+    """Base of stored records: a ``table:key`` id."""
 
-    model_config = ConfigDict(extra="ignore", frozen=False)
+    model_config = ConfigDict(extra="ignore")
 
     id: str
-    _store: Store | None = PrivateAttr(default=None)
-
-    def bind(self, store: Store) -> Self:
-        self._store = store
-        return self
-
-    async def _owner(self) -> Store:
-        return await _resolve(self._store)
 
 
 class Asset(BaseModel):
@@ -62,20 +85,6 @@ class Notebook(Record):
     version: int = 0
     created: datetime | None = None
     updated: datetime | None = None
-
-    @classmethod
-    async def get(cls, notebook_id: str, *, store: Store | None = None) -> Notebook:
-        return await (await _resolve(store)).notebooks.get(notebook_id)
-
-    @classmethod
-    async def get_many(cls, ids: list[str], *, store: Store | None = None) -> dict[str, Notebook]:
-        return await (await _resolve(store)).notebooks.get_many(ids)
-
-    async def get_sources(self) -> list[Source]:
-        return await (await self._owner()).notebooks.sources(self.id)
-
-    async def get_notes(self) -> list[Note]:
-        return await (await self._owner()).notebooks.notes(self.id)
 
 
 class SourceInsight(Record):
@@ -94,23 +103,6 @@ class Source(Record):
     token_count: int = 0
     created: datetime | None = None
     updated: datetime | None = None
-
-    @classmethod
-    async def get(cls, source_id: str, *, store: Store | None = None) -> Source:
-        return await (await _resolve(store)).sources.get(source_id)
-
-    @classmethod
-    async def get_many(cls, ids: list[str], *, store: Store | None = None) -> dict[str, Source]:
-        return await (await _resolve(store)).sources.get_many(ids)
-
-    async def get_insights(self) -> list[SourceInsight]:
-        found = await (await self._owner()).sources.insights_for([self.id])
-        return found.get(self.id, [])
-
-    async def get_context(self, context_size: ContextSize = "short") -> dict[str, Any]:
-        """The seed's context dict: id, title and insights; ``long`` adds the full text."""
-        insights = await self.get_insights()
-        return self.context_from(insights, context_size)
 
     def context_from(
         self, insights: list[SourceInsight], context_size: ContextSize = "short"
@@ -137,14 +129,6 @@ class Note(Record):
     created: datetime | None = None
     updated: datetime | None = None
 
-    @classmethod
-    async def get(cls, note_id: str, *, store: Store | None = None) -> Note:
-        return await (await _resolve(store)).notes.get(note_id)
-
-    @classmethod
-    async def get_many(cls, ids: list[str], *, store: Store | None = None) -> dict[str, Note]:
-        return await (await _resolve(store)).notes.get_many(ids)
-
     def get_context(self, context_size: ContextSize = "long") -> dict[str, Any]:
         """The seed's note context: id and title, plus the content for ``long``."""
         context: dict[str, Any] = {"id": self.id, "title": self.title}
@@ -155,7 +139,7 @@ class Note(Record):
 
 class Chunk(Record):
     parent: str
-    kind: Literal["source", "note", "insight"]
+    kind: RecordKind
     source: str | None = None
     notebook: str | None = None
     ord: int

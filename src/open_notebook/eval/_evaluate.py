@@ -24,13 +24,12 @@ import ir_measures
 from ir_measures import Qrel, ScoredDoc
 
 from open_notebook.config import Settings
-from open_notebook.db import open_database
 from open_notebook.embeddings import Embedder
 from open_notebook.errors import InvalidInputError
 from open_notebook.eval._beir import Dataset, Document, load_dataset
 from open_notebook.ingest import Ingestor
 from open_notebook.search import FusionMethod, SearchHit, SearchMode, SearchService
-from open_notebook.store import Store
+from open_notebook.store import Store, open_store
 
 Progress = Callable[[str, int, int], None]
 CHUNK_LIMIT = 300
@@ -99,8 +98,14 @@ async def evaluate_modes(
     # BEIR convention: one passage per document as far as the model reads, so chunks are as large
     # as the embedder allows (MiniLM: 256 word pieces; the app default is 200).
     chunk_tokens = max(32, min(256, embedder.max_tokens))
-    temporary = settings.model_copy(update={"database_url": "mem://", "chunk_tokens": chunk_tokens})
-    store = Store(await open_database(temporary))
+    temporary = settings.model_copy(
+        update={
+            "database_url": "mem://",
+            "chunk_tokens": chunk_tokens,
+            "chunk_overlap": min(settings.chunk_overlap, chunk_tokens // 2),
+        }
+    )
+    store = await open_store(temporary)
     try:
         started = time.perf_counter()
         notebook, sources = await _ingest(store, embedder, temporary, dataset.documents, progress)

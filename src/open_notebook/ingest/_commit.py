@@ -8,8 +8,7 @@ from typing import Final
 from open_notebook.domain.models import Source
 from open_notebook.errors import ExtractionError, InvalidInputError
 from open_notebook.ingest._types import IngestResult, Prepared
-from open_notebook.store import Store
-from open_notebook.store.sources import NewSource
+from open_notebook.store import NewSource, Store
 
 # A group shares one transaction: about half the cost of one each for small sources, while large
 # transactions get slower (see SourceRepository.create_many and chunks.STAGE_ABOVE_CHUNKS).

@@ -19,8 +19,7 @@ from open_notebook.ingest._fetch import fetch_url
 from open_notebook.ingest._insights import CompletionModel, clean_completion, insight_prompt
 from open_notebook.ingest._rebuild import rebuild_embeddings
 from open_notebook.ingest._types import Extracted, IngestResult, Prepared, SourceFormat
-from open_notebook.store import ChunkRow, Store
-from open_notebook.store.sources import NewSource, content_hash
+from open_notebook.store import ChunkRow, NewSource, Store, content_hash
 from open_notebook.tokens import get_token_counter
 
 

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
 
-from open_notebook.domain.models import Chunk
+from open_notebook.domain import Chunk
 from open_notebook.embeddings import Embedder
 from open_notebook.errors import EmbeddingModelMismatchError
 from open_notebook.ingest._chunking import ChunkSpan
 from open_notebook.ingest._embed import ChunkEmbedder
 from open_notebook.ingest._types import IngestProgress
-from open_notebook.store import Store
-from open_notebook.store.chunks import chunk_documents
+from open_notebook.store import ParentChunks, Store
 
 _PARENTS_PER_SWAP: Final = 32
 _SOURCE_PAGE: Final = 1000
@@ -59,30 +58,28 @@ async def rebuild_embeddings(
             progress(IngestProgress("rebuild", start, len(parents)))
         batch = parents[start : start + _PARENTS_PER_SWAP]
         chunks = await store.chunks.for_parents(batch)
-        documents = await asyncio.to_thread(_reembed, chunker, chunks)
+        rechunked = await asyncio.to_thread(_reembed, chunker, chunks)
         # One transaction per batch: old chunks stay until the new ones are written.
-        await store.chunks.replace(documents)
-        written += sum(len(docs) for docs in documents.values())
+        await store.chunks.replace(rechunked)
+        written += sum(len(one.rows) for one in rechunked.values())
     if progress is not None:
         progress(IngestProgress("rebuild", len(parents), len(parents)))
     return written
 
 
-def _reembed(chunker: ChunkEmbedder, chunks: dict[str, list[Chunk]]) -> dict[str, list[Any]]:
-    """New chunk documents per parent: same spans, re-split only where the new model reads less."""
+def _reembed(chunker: ChunkEmbedder, chunks: dict[str, list[Chunk]]) -> dict[str, ParentChunks]:
+    """New chunks per parent: the same spans, re-split only where the new model reads less."""
     spans = {parent: _fitted(chunker, found) for parent, found in chunks.items() if found}
     texts = [span.text for found in spans.values() for span in found]
     vectors = chunker.embedder.embed_documents(texts)  # one batched call for the whole swap
-    documents: dict[str, list[Any]] = {}
+    rechunked: dict[str, ParentChunks] = {}
     offset = 0
     for parent, found in spans.items():
         rows = chunker.to_rows(found, vectors[offset : offset + len(found)])
         offset += len(found)
         first = chunks[parent][0]
-        documents[parent] = chunk_documents(
-            parent, rows, source_id=first.source, notebook_id=first.notebook
-        )
-    return documents
+        rechunked[parent] = ParentChunks(rows, source_id=first.source, notebook_id=first.notebook)
+    return rechunked
 
 
 def _fitted(chunker: ChunkEmbedder, chunks: list[Chunk]) -> list[ChunkSpan]:

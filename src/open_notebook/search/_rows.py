@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from open_notebook.search._catalog import KIND_CODES
 from open_notebook.search.types import HitType
-from open_notebook.store.scopes import ScopeChunks
+from open_notebook.store import ScopeChunks
 
 T = TypeVar("T", bound=np.generic)
 

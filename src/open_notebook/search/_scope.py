@@ -18,7 +18,7 @@ from open_notebook.search._bm25 import TextIndex, TextView
 from open_notebook.search._catalog import Catalog, titles_of
 from open_notebook.search._rows import ChunkColumns, Grow
 from open_notebook.search._vectors import VectorIndex, VectorSnapshot
-from open_notebook.store.scopes import ScopeChunks, ScopeMembers
+from open_notebook.store import ScopeChunks, ScopeMembers
 
 
 @dataclass(frozen=True, slots=True)

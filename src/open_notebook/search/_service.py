@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection, Hashable
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -11,9 +11,8 @@ import numpy as np
 import numpy.typing as npt
 
 from open_notebook.config import Settings
-from open_notebook.db.connection import record
 from open_notebook.embeddings import readable_scripts
-from open_notebook.errors import InvalidInputError, NotFoundError
+from open_notebook.errors import InvalidInputError
 from open_notebook.ids import normalize_id
 from open_notebook.search._fusion import DEFAULT_RRF_K
 from open_notebook.search._highlight import snippets, term_pattern
@@ -125,7 +124,7 @@ class SearchService:
         request = self._request(query, notebook_id, mode, limit, types)
         # The stamp's round trip (the only one) runs while this thread embeds the query and
         # searches the snapshot loaded last; a changed stamp means a reload and a new search.
-        stamp_read = asyncio.ensure_future(self._stamp(request.notebook_id))
+        stamp_read = asyncio.ensure_future(self._store.scopes.stamp(request.notebook_id))
         try:
             await asyncio.sleep(0)  # sends the stamp query before the CPU work below
             early = self._search_loaded(request)
@@ -184,22 +183,6 @@ class SearchService:
             limit=limit,
             kinds=kinds,
         )
-
-    async def _stamp(self, notebook_id: str | None) -> Hashable:
-        """The scope's version stamp: the one round trip of a search when its snapshot is loaded.
-
-        Raises:
-            NotFoundError: the notebook does not exist.
-        """
-        if notebook_id is None:
-            rows = await self._store.db.query_one("SELECT id, version FROM notebook;")
-            return tuple(sorted((str(row["id"]), int(row["version"])) for row in rows or []))
-        version = await self._store.db.query_one(
-            "RETURN $nb.version;", {"nb": record(notebook_id, "notebook")}
-        )
-        if version is None:
-            raise NotFoundError(notebook_id, f"notebook {notebook_id} not found")
-        return int(version)
 
     def _rank(
         self,

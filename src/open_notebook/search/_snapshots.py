@@ -22,8 +22,7 @@ from typing import Final
 from open_notebook.search._bm25 import TextView
 from open_notebook.search._scope import Change, Scope, index_text
 from open_notebook.search._vectors import VectorSnapshot
-from open_notebook.store import Store
-from open_notebook.store.scopes import ScopeMembers
+from open_notebook.store import ScopeMembers, Store
 
 # A full load reads this many chunks per round trip (about), so the SDK never holds a 200k-row
 # answer at once (decoding holds ~10 KB a row until the page is parsed); members are read

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from open_notebook.db import Database
 from open_notebook.db.connection import records
-from open_notebook.domain.models import Record
+from open_notebook.domain import Record
 from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import normalize_id
-
-if TYPE_CHECKING:
-    from open_notebook.store import Store
 
 R = TypeVar("R", bound=Record)
 
@@ -20,32 +17,32 @@ MAX_NAME_CHARS = 500
 
 
 class Repository:
-    """Base of the repositories: knows its database and (after wiring) its store."""
+    """Base of the repositories: the queries of one table over one database."""
 
     table: str = ""
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self.store: Store | None = None
 
-    def _bind(self, model: type[R], rows: Iterable[dict[str, Any]]) -> list[R]:
-        bound = [model.model_validate(row) for row in rows if row]
-        if self.store is not None:
-            for item in bound:
-                item.bind(self.store)
-        return bound
+    @staticmethod
+    def _records(model: type[R], rows: Iterable[dict[str, Any]]) -> list[R]:
+        return [model.model_validate(row) for row in rows if row]
 
-    async def _get_many(self, model: type[R], ids: Sequence[str]) -> dict[str, R]:
-        wanted = unique_ids(ids, self.table)
+    async def _get_many(
+        self, model: type[R], ids: Sequence[str], table: str | None = None
+    ) -> dict[str, R]:
+        """Records of ``table`` (default: this repository's) by id, in the order asked."""
+        table = table or self.table
+        wanted = unique_ids(ids, table)
         if not wanted:
             return {}
-        rows = await self.db.query_one("SELECT * FROM $ids", {"ids": records(wanted, self.table)})
-        found = {item.id: item for item in self._bind(model, rows or [])}
+        rows = await self.db.query_one("SELECT * FROM $ids", {"ids": records(wanted, table)})
+        found = {item.id: item for item in self._records(model, rows or [])}
         return {record_id: found[record_id] for record_id in wanted if record_id in found}
 
-    async def _get(self, model: type[R], record_id: str) -> R:
-        canonical = normalize_id(record_id, self.table)
-        found = await self._get_many(model, [canonical])
+    async def _get(self, model: type[R], record_id: str, table: str | None = None) -> R:
+        canonical = normalize_id(record_id, table or self.table)
+        found = await self._get_many(model, [canonical], table)
         if canonical not in found:
             raise NotFoundError(canonical)
         return found[canonical]

@@ -3,43 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 from surrealdb import RecordID
 
 from open_notebook.db.connection import record, records
-from open_notebook.domain.models import Chunk
+from open_notebook.domain import Chunk, RecordKind
 from open_notebook.ids import new_id, table_of
 from open_notebook.store._base import Repository, unique_ids
-
-_KIND_OF_TABLE = {"source": "source", "note": "note", "source_insight": "insight"}
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkRow:
-    """A chunk to be written (the id is assigned by the database)."""
-
-    ord: int
-    text: str
-    token_count: int
-    char_start: int
-    char_end: int
-    heading_path: tuple[str, ...] = ()
-    # An array is taken as it is (an embedder's output row); a list is converted.
-    embedding: Sequence[float] | npt.NDArray[np.float32] | None = None
-    model_id: str | None = None
-    dim: int | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+from open_notebook.store._rows import ChunkRow, ParentChunks
 
 
 def chunk_documents(
     parent_id: str, rows: Sequence[ChunkRow], *, source_id: str | None, notebook_id: str | None
 ) -> list[dict[str, Any]]:
     """Turn chunk rows of one parent into documents for ``INSERT INTO chunk``."""
-    kind = _KIND_OF_TABLE[table_of(parent_id)]
+    kind = RecordKind.of_id(parent_id).value
     documents = []
     for row in rows:
         document: dict[str, Any] = {
@@ -57,9 +37,9 @@ def chunk_documents(
         if notebook_id is not None:
             document["notebook"] = record(notebook_id, "notebook")
         if row.embedding is not None:
-            # Stored as little-endian float32 bytes only (0002_search.surql): a 384-float array
-            # makes every fetch of the row slow (BM25 scans ~5x slower, inserts ~7x, SDK decode
-            # ~15x). `for_parents(with_embeddings=True)` turns the bytes back into floats.
+            # Stored as little-endian float32 bytes (0002_search.surql): the SDK decodes one bytes
+            # value much faster than an array of floats, and every read of a row carries it.
+            # `for_parents(with_embeddings=True)` turns the bytes back into floats.
             document["embedding_f32"] = np.asarray(row.embedding, dtype="<f4").tobytes()
             document["model_id"] = row.model_id
             document["dim"] = row.dim if row.dim is not None else len(row.embedding)
@@ -67,9 +47,8 @@ def chunk_documents(
     return documents
 
 
-# One large transaction is superlinear in time and memory. With the engine's full-text index (until
-# migration 0007): 600 chunks 11-18 s, 1,200 chunks > 23 GB and killed. Without it: 600 chunks
-# 0.22 s, 1,200 0.77 s, 4,800 12.4 s at 4.7 GB. Above this many chunks, writes are staged in small
+# The engine's time and memory for one transaction grow faster than its number of rows (thousands
+# of chunks take seconds and gigabytes). Above this many chunks, writes are staged in small
 # transactions under ids that no search scope reaches, then made visible by one small transaction.
 STAGE_ABOVE_CHUNKS = 64
 _STAGE_BATCH = 25
@@ -156,11 +135,11 @@ class ChunkRepository(Repository):
             packed = row.pop("embedding_f32", None)
             if packed is not None and row.get("embedding") is None:
                 row["embedding"] = np.frombuffer(packed, dtype="<f4").tolist()
-        for chunk in self._bind(Chunk, rows or []):
+        for chunk in self._records(Chunk, rows or []):
             result[chunk.parent].append(chunk)
         return result
 
-    async def replace(self, documents_by_parent: Mapping[str, list[dict[str, Any]]]) -> None:
+    async def replace(self, new: Mapping[str, ParentChunks]) -> None:
         """Swap the chunks of many parents atomically (old ones stay until the swap commits).
 
         Few new chunks go in with the swap. Many are first staged in small transactions under
@@ -168,9 +147,15 @@ class ChunkRepository(Repository):
         see ``STAGE_ABOVE_CHUNKS``), then the swap re-points them in one transaction. A failure
         deletes the staged rows.
         """
-        parents = list(documents_by_parent)
+        parents = list(new)
         if not parents:
             return
+        documents_by_parent = {
+            parent: chunk_documents(
+                parent, one.rows, source_id=one.source_id, notebook_id=one.notebook_id
+            )
+            for parent, one in new.items()
+        }
         documents = [doc for docs in documents_by_parent.values() for doc in docs]
         staged, moves = _staging_plan(documents_by_parent, len(documents) > STAGE_ABOVE_CHUNKS)
         shadows = [move["shadow"] for move in moves]

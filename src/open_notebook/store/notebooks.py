@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from open_notebook.db.connection import record, records
-from open_notebook.domain.models import Note, Notebook, Source
+from open_notebook.domain import Note, Notebook, Source
 from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import normalize_id
 from open_notebook.store._base import MAX_NAME_CHARS, Repository, require_text, unique_ids
@@ -38,7 +38,7 @@ class NotebookRepository(Repository):
             "CREATE notebook SET name = $name, description = $description",
             {"name": clean_name, "description": description.strip()},
         )
-        return self._bind(Notebook, rows)[0]
+        return self._records(Notebook, rows)[0]
 
     async def get(self, notebook_id: str) -> Notebook:
         return await self._get(Notebook, notebook_id)
@@ -48,7 +48,7 @@ class NotebookRepository(Repository):
 
     async def list_all(self) -> list[Notebook]:
         rows = await self.db.query_one("SELECT * FROM notebook ORDER BY created, id")
-        return self._bind(Notebook, rows or [])
+        return self._records(Notebook, rows or [])
 
     async def resolve(self, reference: str) -> Notebook:
         """The notebook with this id, bare key, or exact (case-insensitive) name.
@@ -114,7 +114,7 @@ class NotebookRepository(Repository):
             else "SELECT * FROM $id",
             {"id": target, "changes": changes},
         )
-        found = self._bind(Notebook, rows or [])
+        found = self._records(Notebook, rows or [])
         if not found:
             raise NotFoundError(normalize(notebook_id))
         return found[0]
@@ -137,9 +137,8 @@ class NotebookRepository(Repository):
         return result
 
     async def sources(self, notebook_id: str) -> list[Source]:
-        assert self.store is not None
         ids = (await self.source_ids([notebook_id]))[normalize(notebook_id)]
-        found = await self.store.sources.get_many(ids)
+        found = await self._get_many(Source, ids, "source")
         return [found[one] for one in ids if one in found]
 
     async def notes(self, notebook_id: str) -> list[Note]:
@@ -147,7 +146,7 @@ class NotebookRepository(Repository):
             "SELECT * FROM note WHERE notebook = $nb ORDER BY created, id",
             {"nb": record(notebook_id, self.table)},
         )
-        return self._bind(Note, rows or [])
+        return self._records(Note, rows or [])
 
     async def note_ids(self, notebook_ids: Sequence[str]) -> dict[str, list[str]]:
         wanted = unique_ids(notebook_ids, self.table)
@@ -164,8 +163,7 @@ class NotebookRepository(Repository):
         """Add sources to a notebook; adding one that is already there is a no-op."""
         nb = (await self.get(notebook_id)).id
         wanted = unique_ids(source_ids, "source")
-        assert self.store is not None
-        found = await self.store.sources.get_many(wanted)
+        found = await self._get_many(Source, wanted, "source")
         missing = [one for one in wanted if one not in found]
         if missing:
             raise NotFoundError(missing[0])

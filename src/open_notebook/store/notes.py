@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from open_notebook.db.connection import record
-from open_notebook.domain.models import Note, NoteType
+from open_notebook.domain import Note, Notebook, NoteType
 from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import new_id
 from open_notebook.store._base import MAX_NAME_CHARS, Repository, require_text
-from open_notebook.store.chunks import ChunkRow, chunk_documents
+from open_notebook.store._rows import ChunkRow
+from open_notebook.store.chunks import chunk_documents
 from open_notebook.store.text_stats import text_stats
 
 
@@ -51,8 +52,7 @@ class NoteRepository(Repository):
                 f"title is longer than {MAX_NAME_CHARS} characters", field="title"
             )
         kind = parse_note_type(note_type)
-        assert self.store is not None
-        notebook = await self.store.notebooks.get(notebook_id)
+        notebook = await self._get(Notebook, notebook_id, "notebook")
         note_id = new_id("note")
         documents = chunk_documents(note_id, chunks, source_id=None, notebook_id=notebook.id)
         created = await self.db.transaction(
@@ -71,7 +71,7 @@ class NoteRepository(Repository):
                 "chunks": documents,
             },
         )
-        return self._bind(Note, [created])[0]
+        return self._records(Note, [created])[0]
 
     async def delete(self, note_id: str) -> None:
         note = await self.get(note_id)
@@ -117,7 +117,7 @@ class NoteRepository(Repository):
                 "documents": documents,
             },
         )
-        found = self._bind(Note, rows or [])
+        found = self._records(Note, rows or [])
         if not found:
             raise NotFoundError(note.id)
         return found[0]

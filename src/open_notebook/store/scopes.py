@@ -18,11 +18,12 @@ Rows are read as arrays, not objects: the SDK decodes each map key, and arrays o
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from open_notebook.db.connection import record, records
+from open_notebook.errors import NotFoundError
 from open_notebook.store._base import Repository
+from open_notebook.store._rows import ScopeChunks, ScopeMembers, Vector
 
 _NOTEBOOK_MEMBERS: Final = """
 LET $src = SELECT VALUE in FROM reference WHERE out = $nb;
@@ -47,50 +48,25 @@ SELECT VALUE [id, title] FROM $notes;
 SELECT VALUE [id, insight_type, source.title] FROM source_insight WHERE source IN $sources;
 """
 
-Vector = bytes | list[float]
-
-
-@dataclass(frozen=True, slots=True)
-class ScopeMembers:
-    """The sources and notes of a scope, each with its change stamp."""
-
-    sources: dict[str, Hashable]
-    notes: dict[str, Hashable]
-
-    def stamps(self) -> dict[str, Hashable]:
-        return {**self.sources, **self.notes}
-
-
-@dataclass(slots=True)
-class ScopeChunks:
-    """The chunks of some members as columns (one entry per chunk), and their parents' titles.
-
-    ``roots`` is the member each chunk belongs to: its source, or its note.
-    """
-
-    ids: list[str] = field(default_factory=list)
-    kinds: list[str] = field(default_factory=list)
-    parents: list[str] = field(default_factory=list)
-    sources: list[str | None] = field(default_factory=list)
-    roots: list[str] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
-    starts: list[int] = field(default_factory=list)
-    ends: list[int] = field(default_factory=list)
-    headings: list[tuple[str, ...]] = field(default_factory=list)
-    ords: list[int] = field(default_factory=list)
-    vectors: list[Vector | None] = field(default_factory=list)
-    models: list[tuple[str, int] | None] = field(default_factory=list)
-    source_titles: list[tuple[str, str]] = field(default_factory=list)
-    note_titles: list[tuple[str, str]] = field(default_factory=list)
-    # (insight id, insight type, source title)
-    insight_titles: list[tuple[str, str, str]] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
 
 class ScopeRepository(Repository):
     """Reads behind the search snapshots (``open_notebook.search``)."""
+
+    async def stamp(self, notebook_id: str | None) -> Hashable:
+        """The scope's change stamp: a notebook's version, or every notebook's (``None``).
+
+        Raises:
+            NotFoundError: the notebook does not exist.
+        """
+        if notebook_id is None:
+            rows = await self.db.query_one("SELECT id, version FROM notebook;")
+            return tuple(sorted((str(row["id"]), int(row["version"])) for row in rows or []))
+        version = await self.db.query_one(
+            "RETURN $nb.version;", {"nb": record(notebook_id, "notebook")}
+        )
+        if version is None:
+            raise NotFoundError(notebook_id, f"notebook {notebook_id} not found")
+        return int(version)
 
     async def members(self, notebook_id: str | None) -> ScopeMembers:
         """The members of a notebook (``None``: every source and note) with their stamps."""
@@ -162,3 +138,6 @@ def _size(vector: Vector | None) -> int:
     if vector is None:
         return 0
     return len(vector) // 4 if isinstance(vector, bytes) else len(vector)
+
+
+__all__ = ["ScopeChunks", "ScopeMembers", "ScopeRepository", "Vector"]

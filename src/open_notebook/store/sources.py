@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from open_notebook.db import Database
 from open_notebook.db.connection import record, records
-from open_notebook.domain.models import Asset, Source, SourceInsight
+from open_notebook.domain import Notebook, Source, SourceInsight
 from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import new_id
 from open_notebook.store._base import MAX_NAME_CHARS, Repository, require_text, unique_ids
-from open_notebook.store.chunks import STAGE_ABOVE_CHUNKS, ChunkRow, chunk_documents
+from open_notebook.store._rows import ChunkRow, NewSource
+from open_notebook.store.chunks import STAGE_ABOVE_CHUNKS, ChunkRepository, chunk_documents
 from open_notebook.store.text_stats import text_stats
 
 MAX_TOPICS = 100
@@ -52,17 +53,6 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class NewSource:
-    """What a source is made of before it is stored."""
-
-    title: str
-    full_text: str
-    asset: Asset | None = None
-    topics: tuple[str, ...] = ()
-    token_count: int = 0
-
-
 def _source_fields(new: NewSource) -> dict[str, Any]:
     """The stored fields of a new source, validated."""
     title = require_text(new.title, "title", max_chars=MAX_NAME_CHARS)
@@ -85,6 +75,10 @@ def _source_fields(new: NewSource) -> dict[str, Any]:
 
 class SourceRepository(Repository):
     table = "source"
+
+    def __init__(self, db: Database, chunks: ChunkRepository) -> None:
+        super().__init__(db)
+        self._chunks = chunks  # stages the chunks of a large write
 
     async def get(self, source_id: str) -> Source:
         return await self._get(Source, source_id)
@@ -111,7 +105,7 @@ class SourceRepository(Repository):
             {"hashes": list(hashes)},
         )
         found: dict[str, Source] = {}
-        for source in self._bind(Source, rows or []):
+        for source in self._records(Source, rows or []):
             found.setdefault(source.content_hash, source)
         return found
 
@@ -134,9 +128,8 @@ class SourceRepository(Repository):
     ) -> list[Source]:
         """Store sources (``chunks[i]`` are those of ``news[i]``) in one transaction, in order.
 
-        One transaction for a few small sources costs about half as much as one each (measured:
-        160 one-chunk sources, 0.27 s one by one, 0.14 s in groups of 8, 0.22 s in groups of 32,
-        when chunks still had a full-text index). Many chunks are staged first.
+        Small sources are written together because a transaction costs more than its rows; many
+        chunks are staged first (see ``STAGE_ABOVE_CHUNKS``).
         """
         if len(chunks) != len(news):
             raise InvalidInputError(
@@ -145,9 +138,8 @@ class SourceRepository(Repository):
             )
         fields = [_source_fields(one) for one in news]
         notebooks = unique_ids(notebook_ids, "notebook")
-        assert self.store is not None
         if notebooks:
-            existing = await self.store.notebooks.get_many(notebooks)
+            existing = await self._get_many(Notebook, notebooks, "notebook")
             missing = [one for one in notebooks if one not in existing]
             if missing:
                 raise NotFoundError(missing[0])
@@ -169,16 +161,16 @@ class SourceRepository(Repository):
             "staged": bool(staged),
             "expected": len(documents),
         }
-        run = await self.store.chunks.stage(records(ids), staged) if staged else None
+        run = await self._chunks.stage(records(ids), staged) if staged else None
         try:
             rows = await self.db.transaction(_CREATE_SOURCES, {**variables, "run": run})
         except BaseException:
             if run is not None:
-                await self.store.chunks.unstage(run, records(ids))
+                await self._chunks.unstage(run, records(ids))
             raise
         # Only what the engine set is read back: decoding the fields just sent costs time.
         stamps = {row["id"]: row for row in rows or []}
-        return self._bind(
+        return self._records(
             Source, [{**values, **stamps[one]} for one, values in zip(ids, fields, strict=True)]
         )
 
@@ -196,7 +188,7 @@ class SourceRepository(Repository):
             "SELECT * FROM source_insight WHERE source IN $ids ORDER BY created, id",
             {"ids": records(wanted, self.table)},
         )
-        for insight in self._bind(SourceInsight, rows or []):
+        for insight in self._records(SourceInsight, rows or []):
             result[insight.source].append(insight)
         return result
 
@@ -205,7 +197,7 @@ class SourceRepository(Repository):
         if not wanted:
             return {}
         rows = await self.db.query_one("SELECT * FROM $ids", {"ids": records(wanted)})
-        found = {one.id: one for one in self._bind(SourceInsight, rows or [])}
+        found = {one.id: one for one in self._records(SourceInsight, rows or [])}
         return {one: found[one] for one in wanted if one in found}
 
     async def add_insight(
@@ -241,7 +233,7 @@ class SourceRepository(Repository):
                 "chunks": documents,
             },
         )
-        return self._bind(SourceInsight, [created])[0]
+        return self._records(SourceInsight, [created])[0]
 
     async def delete_insight(self, insight_id: str) -> None:
         found = await self.get_insights([insight_id])
@@ -275,4 +267,4 @@ class SourceRepository(Repository):
             "SELECT * OMIT full_text FROM source ORDER BY created, id LIMIT $limit START $start",
             {"limit": limit, "start": start},
         )
-        return self._bind(Source, [{**row, "full_text": ""} for row in rows or []])
+        return self._records(Source, [{**row, "full_text": ""} for row in rows or []])

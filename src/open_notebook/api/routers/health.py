@@ -23,7 +23,7 @@ async def health(store: StoreDep, embedder: EmbedderDep) -> HealthPublic:
 
     Unauthenticated, so it names no versions or paths.
     """
-    await store.db.query("RETURN 1")
+    await store.ping()
     return HealthPublic(
         status="ok",
         database="ok",

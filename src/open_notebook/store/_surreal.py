@@ -1,0 +1,69 @@
+"""The store on SurrealDB: the repositories of one connection."""
+
+from __future__ import annotations
+
+from open_notebook.config import Settings
+from open_notebook.db import Database, open_database
+from open_notebook.store.chunks import ChunkRepository
+from open_notebook.store.context_reads import ContextReads
+from open_notebook.store.notebooks import NotebookRepository
+from open_notebook.store.notes import NoteRepository
+from open_notebook.store.scopes import ScopeRepository
+from open_notebook.store.sources import SourceRepository
+
+
+class SurrealStore:
+    """:class:`~open_notebook.store.Store` over one SurrealDB connection (embedded or server)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._chunks = ChunkRepository(db)
+        self._notebooks = NotebookRepository(db)
+        self._sources = SourceRepository(db, self._chunks)
+        self._notes = NoteRepository(db)
+        self._scopes = ScopeRepository(db)
+        # What context builds read, with the notebook catalogs it remembers for this database.
+        self._context = ContextReads(db)
+
+    @property
+    def notebooks(self) -> NotebookRepository:
+        return self._notebooks
+
+    @property
+    def sources(self) -> SourceRepository:
+        return self._sources
+
+    @property
+    def notes(self) -> NoteRepository:
+        return self._notes
+
+    @property
+    def chunks(self) -> ChunkRepository:
+        return self._chunks
+
+    @property
+    def scopes(self) -> ScopeRepository:
+        return self._scopes
+
+    @property
+    def context(self) -> ContextReads:
+        return self._context
+
+    async def ping(self) -> None:
+        await self.db.query("RETURN 1")
+
+    async def version(self) -> str:
+        return await self.db.version()
+
+    async def close(self) -> None:
+        await self.db.close()
+
+
+async def open_store(settings: Settings) -> SurrealStore:
+    """Open the configured database (migrated) and the store over it; close it when done.
+
+    Raises:
+        DatabaseLockedError: the embedded database belongs to another process.
+        DatabaseError: the database cannot be reached.
+    """
+    return SurrealStore(await open_database(settings))
