@@ -1,0 +1,66 @@
+"""The seed's active records over plain domain records: per store, and through the default."""
+
+from __future__ import annotations
+
+import pytest
+
+from open_notebook import domain, runtime
+from open_notebook.errors import ConfigurationError
+from open_notebook.records import Note, Notebook, Source
+from open_notebook.store import NewSource, Store
+
+
+async def test_seed_style_accessors(store: Store) -> None:
+    notebook = await store.notebooks.create("Seed")
+    source = await store.sources.create(
+        NewSource(title="S", full_text="body"), notebook_ids=[notebook.id]
+    )
+    await store.sources.add_insight(source.id, "key points", "one; two")
+    note = await store.notes.create(notebook.id, "remember this", title="N")
+
+    loaded = await Source.get(source.id, store=store)
+    short = await loaded.get_context("short")
+    assert short["title"] == "S"
+    assert "full_text" not in short
+    assert short["insights"][0]["content"] == "one; two"
+    assert (await loaded.get_context("long"))["full_text"] == "body"
+
+    book = await Notebook.get(notebook.id.split(":", 1)[1], store=store)
+    assert [one.id for one in await book.get_sources()] == [source.id]
+    assert [one.id for one in await book.get_notes()] == [note.id]
+    assert (await Note.get(note.id, store=store)).get_context("long")["content"] == "remember this"
+
+
+async def test_seed_style_accessors_use_the_default_store(store: Store) -> None:
+    notebook = await store.notebooks.create("Default")
+    source = await store.sources.create(
+        NewSource(title="S", full_text="body"), notebook_ids=[notebook.id]
+    )
+    runtime.configure(store=store)
+    try:
+        loaded = await Source.get(source.id)
+        assert loaded.title == "S"
+        book = (await Notebook.get_many([notebook.id]))[notebook.id]
+        assert [one.title for one in await book.get_sources()] == ["S"]
+        assert await Note.get_many(["note:missing"]) == {}
+    finally:
+        runtime.configure(store=None)
+        await runtime.reset()  # closes the store the fixture also closes: closing twice is safe
+
+
+def test_domain_records_are_plain_data() -> None:
+    for model in (domain.Notebook, domain.Source, domain.Note, domain.SourceInsight, domain.Chunk):
+        assert not hasattr(model, "get"), model
+        assert not hasattr(model, "get_sources") and not hasattr(model, "get_insights")
+    note = domain.Note(id="note:a", notebook="notebook:b", title="T", content="c")
+    assert note.get_context("short") == {"id": "note:a", "title": "T"}
+
+
+async def test_a_record_read_without_a_store_and_no_default_fails_clearly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPEN_NOTEBOOK_DATABASE_URL", "ftp://nowhere")
+    await runtime.reset()
+    with pytest.raises(ConfigurationError, match="OPEN_NOTEBOOK_DATABASE_URL"):
+        await Source.get("source:abc")
+    await runtime.reset()
