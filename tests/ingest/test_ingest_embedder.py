@@ -21,8 +21,8 @@ from open_notebook.embeddings import (
     OpenAICompatibleEmbedder,
     create_embedder,
 )
+from open_notebook.embeddings._files import sha256_of
 from open_notebook.embeddings._int8 import INT8_MODEL_ID
-from open_notebook.embeddings._onnx import sha256_of
 from open_notebook.errors import ConfigurationError, ModelError
 
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from open_notebook.embeddings import OnnxMiniLMEmbedder, Script
+from open_notebook.embeddings._files import sha256_of
 from open_notebook.embeddings._int8 import INT8_FILE, INT8_SHA256, ensure_int8_model
-from open_notebook.embeddings._onnx import sha256_of
 from open_notebook.errors import ModelError
 
 pytestmark = pytest.mark.slow

@@ -5,19 +5,18 @@ uvicorn open_notebook.api.server:app_from_environment --factory   # settings fro
 
 from __future__ import annotations
 
+import uvicorn
 from fastapi import FastAPI
 
 from open_notebook.api.app import create_app
-from open_notebook.config import Settings
+from open_notebook.config import Settings, load_settings
 
 
 def app_from_environment() -> FastAPI:
     """The app with settings read from the environment (a process edge, for ``--factory``)."""
-    return create_app(Settings())
+    return create_app(load_settings())
 
 
 def serve(settings: Settings, *, mcp: bool = False) -> None:
     """Serve on ``settings.host:settings.port`` until interrupted (``mcp``: also at ``/mcp``)."""
-    import uvicorn
-
     uvicorn.run(create_app(settings, mcp=mcp), host=settings.host, port=settings.port)

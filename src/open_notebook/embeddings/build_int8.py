@@ -8,13 +8,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from open_notebook.config import Settings
+from open_notebook.config import load_settings
+from open_notebook.embeddings._files import sha256_of
 from open_notebook.embeddings._int8 import ensure_int8_model
-from open_notebook.embeddings._onnx import sha256_of
 
 
 def main(argv: list[str]) -> int:
-    folder = Path(argv[0]) if argv else Settings().data_dir / "models"
+    folder = Path(argv[0]) if argv else load_settings().data_dir / "models"
     path = ensure_int8_model(folder)
     sys.stdout.write(f"{path}\n{sha256_of(path)}\n")
     return 0

