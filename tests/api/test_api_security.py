@@ -125,6 +125,9 @@ async def test_cors_allows_only_configured_origins(make_client: Factory) -> None
             "/api/notebooks", headers={**headers, "Origin": "https://app.example"}
         )
         assert good.headers["access-control-allow-origin"] == "https://app.example"
+        # The methods the API's routes answer, no more.
+        allowed = set(good.headers["access-control-allow-methods"].split(", "))
+        assert allowed == {"GET", "POST", "PATCH", "DELETE"}
         bad = await opened.options(
             "/api/notebooks", headers={**headers, "Origin": "https://evil.example"}
         )

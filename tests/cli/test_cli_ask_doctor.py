@@ -84,14 +84,23 @@ def test_doctor_reports_each_check(cli: Invoke) -> None:
     assert "surrealdb-3" in database["detail"]
 
 
-def test_doctor_fails_with_exit_1_on_a_bad_setting(
+def test_doctor_fails_with_exit_1_when_a_part_fails(
+    cli: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPEN_NOTEBOOK_LLM_PROVIDER", "openai")
+    result = cli("doctor")
+    assert result.exit_code == 1
+    assert "fail" in result.stdout
+    assert "OPEN_NOTEBOOK_LLM_MODEL" in result.stdout
+
+
+def test_a_bad_setting_stops_every_command_before_it_runs(
     cli: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPEN_NOTEBOOK_TOKENIZER", "not-a-tokenizer")
     result = cli("doctor", "--skip-llm")
-    assert result.exit_code == 1
-    assert "fail" in result.stdout
-    assert "not-a-tokenizer" in result.stdout
+    assert result.exit_code == 2
+    assert "OPEN_NOTEBOOK_TOKENIZER='not-a-tokenizer' is not a known tokenizer" in result.stderr
 
 
 async def test_a_held_database_says_who_holds_it_and_what_to_do(db_url: str) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from fastapi.routing import APIRoute
 from starlette.routing import Route
 from starlette.types import Scope
 
@@ -71,10 +72,24 @@ def create_app(
         app.add_middleware(
             CORSMiddleware,
             allow_origins=settings.cors_origins,
-            allow_methods=["GET", "POST", "PATCH", "DELETE"],
+            allow_methods=_api_methods(),
             allow_headers=["Authorization", "Content-Type"],
         )
     return app
+
+
+def _api_methods() -> list[str]:
+    """The HTTP methods the API's routes answer: what a cross-origin page may send."""
+    routers = (health.router, auth.router, *ROUTERS)
+    routes = [route for router in routers for route in router.routes]
+    return sorted(
+        {
+            method
+            for route in routes
+            if isinstance(route, APIRoute)
+            for method in route.methods or ()
+        }
+    )
 
 
 def _body_limit(settings: Settings) -> Any:

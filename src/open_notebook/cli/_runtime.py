@@ -11,7 +11,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 import typer
@@ -19,6 +19,8 @@ from rich.console import Console
 
 from open_notebook.cli._jsonout import emit_json
 from open_notebook.config import Settings
+from open_notebook.domain import TABLE_OF_KIND
+from open_notebook.embeddings import Embedder, create_embedder
 from open_notebook.errors import (
     ConfigurationError,
     ConflictError,
@@ -29,11 +31,7 @@ from open_notebook.errors import (
     NotFoundError,
     OpenNotebookError,
 )
-from open_notebook.store import open_store
-
-if TYPE_CHECKING:
-    from open_notebook.embeddings._protocol import Embedder
-    from open_notebook.store import Store
+from open_notebook.store import Store, open_store
 
 log = logging.getLogger("open_notebook.cli")
 T = TypeVar("T")
@@ -80,8 +78,6 @@ class Session:
     def embedder(self) -> Embedder:
         """The configured embedder, loaded on first use and kept for the run."""
         if self._embedder is None:
-            from open_notebook.embeddings import create_embedder
-
             self._embedder = create_embedder(self.settings)
         return self._embedder
 
@@ -182,7 +178,7 @@ def hint_for(error: OpenNotebookError) -> str | None:
         table = error.record_id.split(":", 1)[0]
         if table == "notebook":
             return "list notebooks with `open-notebook notebook list`"
-        if table in {"source", "note", "source_insight"}:
+        if table in TABLE_OF_KIND.values():
             return "see a notebook's sources and notes with `open-notebook notebook show ID`"
         return None
     if isinstance(error, DatabaseLockedError):

@@ -11,12 +11,15 @@ from enum import StrEnum
 import typer
 from rich.table import Table
 
+from open_notebook.cli._jsonout import emit_json
 from open_notebook.cli._options import JsonFlag
 from open_notebook.cli._runtime import CliState, ExitCode, guard, wants_json
-from open_notebook.cli._services import require_module
-from open_notebook.config import Settings
+from open_notebook.config import EmbeddingProvider, LlmProvider, Settings
+from open_notebook.embeddings import create_embedder
 from open_notebook.errors import OpenNotebookError
+from open_notebook.llm import create_language_model
 from open_notebook.store import open_store
+from open_notebook.tokens import get_token_counter
 
 
 class Status(StrEnum):
@@ -38,20 +41,16 @@ _STYLE = {Status.OK: "green", Status.WARN: "yellow", Status.FAIL: "bold red"}
 
 async def check_embedder(settings: Settings) -> str:
     """Load the embedding model (its sha256 and the tokenizer's are verified) and embed a text."""
-    from open_notebook.embeddings import create_embedder
-
     embedder = create_embedder(settings)
     await asyncio.to_thread(embedder.warm_up)
     vector = await asyncio.to_thread(embedder.embed_query, "doctor check")
     detail = f"{embedder.model_id}: {vector.shape[0]}-d, reads {embedder.max_tokens} tokens"
-    if settings.embedding_provider == "onnx-minilm":
+    if settings.embedding_provider is EmbeddingProvider.ONNX_MINILM:
         detail += "; model and tokenizer.json sha256 verified"
     return detail
 
 
 async def check_tokenizer(settings: Settings) -> str:
-    from open_notebook.tokens import get_token_counter
-
     counter = get_token_counter(settings.tokenizer)
     return f"{counter.name}: 'hello world' is {counter.count('hello world')} tokens"
 
@@ -73,11 +72,10 @@ async def check_database(settings: Settings) -> str:
 
 async def check_llm(settings: Settings) -> str:
     """Build the configured language model and load it (the local model is prepared once)."""
-    module = require_module("open_notebook.llm", "the language model")
-    model = module.create_language_model(settings)
+    model = create_language_model(settings)
     await asyncio.to_thread(model.warm_up)
     detail = f"{settings.llm_provider}: {model.model_id}, window {model.context_window} tokens"
-    if settings.llm_provider == "local":
+    if settings.llm_provider is LlmProvider.LOCAL:
         detail += "; GGUF sha256 verified"
     return detail
 
@@ -98,7 +96,7 @@ async def run_checks(settings: Settings, *, skip_llm: bool = False) -> list[Chec
         await _run_check("tokenizer", lambda: check_tokenizer(settings)),
         await _run_check("database", lambda: check_database(settings)),
     ]
-    if skip_llm or settings.llm_provider == "none":
+    if skip_llm or settings.llm_provider is LlmProvider.NONE:
         checks.append(Check("language model", Status.WARN, "skipped: ask and chat need one"))
     else:
         checks.append(await _run_check("language model", lambda: check_llm(settings)))
@@ -120,8 +118,6 @@ def doctor(
     checks = guard(state, lambda: asyncio.run(run_checks(state.settings, skip_llm=skip_llm)))
     failed = any(check.status is Status.FAIL for check in checks)
     if state.json_output:
-        from open_notebook.cli._jsonout import emit_json
-
         emit_json({"ok": not failed, "checks": checks})
     else:
         _render(state, checks)

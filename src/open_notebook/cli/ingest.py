@@ -7,18 +7,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from open_notebook.cli._options import JsonFlag, NotebookOpt
 from open_notebook.cli._runtime import CliState, ExitCode, Session, execute, wants_json
-from open_notebook.cli._services import ingestor_for, require_module
-
-if TYPE_CHECKING:
-    from open_notebook.domain.models import Source
-    from open_notebook.ingest import IngestFailure, IngestProgress, IngestResult
+from open_notebook.cli._services import ingestor_for
+from open_notebook.domain import Source
+from open_notebook.ingest import BatchIngestError, IngestFailure, IngestProgress, IngestResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,13 +98,12 @@ def _short(item: str, width: int = 40) -> str:
 
 async def ingest_paths(session: Session, notebook_id: str, items: list[str]) -> IngestReport:
     """Add files, folders and URLs to a notebook; failures are collected, not raised."""
-    module = require_module("open_notebook.ingest", "add")
     ingestor = ingestor_for(session)
     with progress_bar(session.state, "loading the embedding model") as update:
         await asyncio.to_thread(session.embedder().warm_up)
         try:
             results = await ingestor.add_paths(notebook_id, items, progress=update)
-        except module.BatchIngestError as exc:
+        except BatchIngestError as exc:
             return IngestReport(notebook_id, tuple(exc.results), tuple(exc.failures))
     return IngestReport(notebook_id, tuple(results), ())
 

@@ -7,7 +7,6 @@ import asyncio
 import typer
 
 from open_notebook.cli._runtime import guard, state_of
-from open_notebook.cli._services import require_module
 
 _HELP = (
     "Serve the notebooks to an MCP client over stdin/stdout: list_notebooks, search, "
@@ -25,9 +24,11 @@ def register(app: typer.Typer) -> None:
 
 def mcp(ctx: typer.Context) -> None:
     """Serve the MCP server over stdio until the client closes it."""
+    # Deferred on purpose: the MCP SDK loads only for the commands that serve it.
+    from open_notebook.mcp import serve_stdio
+
     state = state_of(ctx)
-    server = require_module("open_notebook.mcp", "the MCP server")
     state.err.print(
         f"MCP server on stdio; database {state.settings.resolved_database_url}", highlight=False
     )
-    guard(state, lambda: asyncio.run(server.serve_stdio(state.settings)))
+    guard(state, lambda: asyncio.run(serve_stdio(state.settings)))

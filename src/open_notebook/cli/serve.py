@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from open_notebook.cli._runtime import CliState, guard, state_of
-from open_notebook.cli._services import require_module
 
 
 def register(app: typer.Typer) -> None:
@@ -38,11 +37,13 @@ def serve(
 
 
 def _serve(state: CliState, host: str, port: int, *, mcp: bool) -> None:
-    server = require_module("open_notebook.api.server", "serve")
+    # Deferred on purpose: FastAPI, uvicorn and the MCP SDK load only for the commands that serve.
+    from open_notebook.api.server import serve
+
     settings = state.settings.model_copy(update={"host": host, "port": port})
     also = f"; MCP at http://{host}:{port}/mcp" if mcp else ""
     state.err.print(
         f"serving on http://{host}:{port} (docs at /docs{also}); database "
         f"{settings.resolved_database_url}. Ctrl-C stops."
     )
-    server.serve(settings, mcp=mcp)
+    serve(settings, mcp=mcp)

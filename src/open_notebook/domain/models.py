@@ -37,9 +37,7 @@ class RecordKind(StrEnum):
         for kind, name in TABLE_OF_KIND.items():
             if name == table:
                 return kind
-        raise InvalidInputError(
-            f"expected a source, note or insight id, got one of table {table!r}", field="id"
-        )
+        raise InvalidInputError(f"a {table} id is not a source, note or insight id", field="id")
 
     @classmethod
     def of_id(cls, record_id: str) -> RecordKind:

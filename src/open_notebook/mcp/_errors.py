@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from open_notebook.domain import TABLE_OF_KIND
 from open_notebook.errors import (
     DatabaseError,
     EmbeddingModelMismatchError,
@@ -45,7 +46,7 @@ def _hint(exc: OpenNotebookError) -> str | None:
         table = exc.record_id.split(":", 1)[0]
         if table == "notebook":
             return "call list_notebooks to see the notebooks, their ids and names"
-        if table in {"source", "note", "source_insight"}:
+        if table in TABLE_OF_KIND.values():
             return "read the notebook's resource (notebook://KEY) to see its sources and notes"
         return None
     if isinstance(exc, EmbeddingModelMismatchError):

@@ -17,15 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from open_notebook.domain import RecordKind
 from open_notebook.errors import InvalidInputError
 from open_notebook.ids import split_id
 
 SCHEME: Final = "notebook"
 # A part is ~10k tokens of prose: a long source reads in a few calls, each fitting any context.
 PART_CHARS: Final = 40_000
-# The kinds a record URI names, and the table each stands for.
-KINDS: Final = {"source": "source", "note": "note", "insight": "source_insight"}
-_KIND_OF_TABLE: Final = {table: kind for kind, table in KINDS.items()}
 
 
 def notebook_uri(notebook_id: str) -> str:
@@ -38,9 +36,7 @@ def record_uri(
 ) -> str:
     """The URI of a source, note or insight read through ``notebook_id``, or of a span of it."""
     table, key = split_id(record_id)
-    if table not in _KIND_OF_TABLE:
-        raise InvalidInputError(f"{record_id!r} is not a source, note or insight", field="id")
-    uri = f"{notebook_uri(notebook_id)}/{_KIND_OF_TABLE[table]}/{key}"
+    uri = f"{notebook_uri(notebook_id)}/{RecordKind.of_table(table)}/{key}"
     if start is not None and end is not None:
         uri += f"?start={start}&end={end}"
     return uri

@@ -1,6 +1,6 @@
 """In-process BM25 over the chunks of one scope, kept up to date write by write.
 
-Why not SurrealDB's BM25 (which the first version used, see ``0007_drop_fulltext.surql``): the
+Why not SurrealDB's BM25 index (the schema has none, see ``0007_drop_fulltext.surql``): the
 engine reads and scores every chunk that matches any query term before it sorts, so an OR query
 cost ~0.1 ms per match, measured here at 151 ms p50 for 10k chunks and 785 ms for 50k (bench.search,
 idle machine), 180 ms at 10k even without the notebook filter; and its full-text index made large

@@ -63,7 +63,7 @@ class ChunkColumns:
     """What each row's chunk is: id, kind, parent, text, span; appended, never rewritten.
 
     Spans are int32 columns and repeated strings (parent ids, heading paths) are stored once:
-    per chunk, Python objects cost more than the text (measured ~1.5 KB a chunk before).
+    a Python object per chunk and field would cost more memory than the text itself.
     """
 
     def __init__(self) -> None:

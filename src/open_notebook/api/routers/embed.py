@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter
 from pydantic import BaseModel
 
 from open_notebook.api.deps import IngestorDep, StateDep
@@ -37,7 +37,7 @@ def _public(tracker: RebuildTracker, model_id: str) -> RebuildPublic:
 
 @router.post(
     "/rebuild",
-    status_code=status.HTTP_202_ACCEPTED,
+    status_code=202,
     responses={409: {"description": "a rebuild is already running"}},
 )
 async def start_rebuild(state: StateDep, ingestor: IngestorDep) -> RebuildPublic:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter
 
 from open_notebook.api.deps import StoreDep
 from open_notebook.api.schemas.records import (
@@ -18,7 +18,7 @@ from open_notebook.ids import normalize_id
 router = APIRouter(prefix="/api/notebooks", tags=["notebooks"])
 
 
-@router.post("", status_code=status.HTTP_201_CREATED)
+@router.post("", status_code=201)
 async def create_notebook(body: NotebookCreate, store: StoreDep) -> NotebookPublic:
     notebook = await store.notebooks.create(body.name, body.description)
     return NotebookPublic.model_validate(notebook)
@@ -66,19 +66,19 @@ async def update_notebook(
     return NotebookPublic.model_validate(notebook)
 
 
-@router.delete("/{notebook_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete("/{notebook_id}", status_code=204)
 async def delete_notebook(notebook_id: str, store: StoreDep) -> None:
     """Delete a notebook, its notes, and the sources that belong to no other notebook."""
     await store.notebooks.delete(notebook_id)
 
 
-@router.post("/{notebook_id}/sources/{source_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.post("/{notebook_id}/sources/{source_id}", status_code=204)
 async def link_source(notebook_id: str, source_id: str, store: StoreDep) -> None:
     """Add an existing source to a notebook (adding it twice is a no-op)."""
     await store.notebooks.link_sources(notebook_id, [source_id])
 
 
-@router.delete("/{notebook_id}/sources/{source_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete("/{notebook_id}/sources/{source_id}", status_code=204)
 async def unlink_source(notebook_id: str, source_id: str, store: StoreDep) -> None:
     """Remove a source from a notebook; the source itself stays."""
     notebook = await store.notebooks.get(notebook_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Query
 
 from open_notebook.api.deps import IngestorDep, StoreDep
 from open_notebook.api.schemas.records import (
@@ -22,7 +22,7 @@ from open_notebook.ids import normalize_id
 router = APIRouter(prefix="/api", tags=["notes and insights"])
 
 
-@router.post("/notes", status_code=status.HTTP_201_CREATED)
+@router.post("/notes", status_code=201)
 async def create_note(body: NoteCreate, ingestor: IngestorDep) -> NotePublic:
     note = await ingestor.add_note(
         body.notebook_id, body.content, title=body.title, note_type=body.note_type
@@ -51,12 +51,12 @@ async def update_note(note_id: str, body: NoteUpdate, ingestor: IngestorDep) -> 
     return NotePublic.model_validate(note)
 
 
-@router.delete("/notes/{note_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete("/notes/{note_id}", status_code=204)
 async def delete_note(note_id: str, store: StoreDep) -> None:
     await store.notes.delete(note_id)
 
 
-@router.post("/sources/{source_id}/insights", status_code=status.HTTP_201_CREATED)
+@router.post("/sources/{source_id}/insights", status_code=201)
 async def create_insight(
     source_id: str, body: InsightCreate, ingestor: IngestorDep
 ) -> InsightPublic:
@@ -81,6 +81,6 @@ async def read_insight(insight_id: str, store: StoreDep) -> InsightPublic:
     return InsightPublic.model_validate(found[canonical])
 
 
-@router.delete("/insights/{insight_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete("/insights/{insight_id}", status_code=204)
 async def delete_insight(insight_id: str, store: StoreDep) -> None:
     await store.sources.delete_insight(normalize_id(insight_id, "source_insight"))

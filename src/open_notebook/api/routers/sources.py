@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Annotated
 
-from fastapi import APIRouter, File, Form, Query, UploadFile, status
+from fastapi import APIRouter, File, Form, Query, UploadFile
 
 from open_notebook.api.deps import IngestorDep, SettingsDep, StoreDep
 from open_notebook.api.errors import BodyTooLargeError
@@ -48,21 +48,21 @@ def _added(result: IngestResult, notebook_id: str | None) -> SourceAdded:
     )
 
 
-@router.post("", status_code=status.HTTP_201_CREATED)
+@router.post("", status_code=201)
 async def create_source(body: SourceCreate, ingestor: IngestorDep) -> SourceAdded:
     """Add a source from text: chunked, embedded and stored in one transaction."""
     result = await ingestor.add_text(body.notebook_id, body.title, body.text)
     return _added(result, body.notebook_id)
 
 
-@router.post("/url", status_code=status.HTTP_201_CREATED)
+@router.post("/url", status_code=201)
 async def create_source_from_url(body: SourceFromUrl, ingestor: IngestorDep) -> SourceAdded:
     """Fetch a web page (public addresses only unless allowed) and add its main text."""
     result = await ingestor.add_url(body.notebook_id, body.url)
     return _added(result, body.notebook_id)
 
 
-@router.post("/upload", status_code=status.HTTP_201_CREATED)
+@router.post("/upload", status_code=201)
 async def upload_source(
     file: Annotated[UploadFile, File(description="PDF, DOCX, HTML, Markdown or text")],
     ingestor: IngestorDep,
@@ -126,7 +126,7 @@ async def read_source_text(
     )
 
 
-@router.delete("/{source_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete("/{source_id}", status_code=204)
 async def delete_source(source_id: str, store: StoreDep) -> None:
     """Delete a source with its chunks, insights and notebook links."""
     await store.sources.delete(source_id)

@@ -108,6 +108,11 @@ export async function api(path, { method = "GET", json, signal } = {}) {
   return response.json();
 }
 
+/** Delete the record at `path` (fetch upper-cases the standard method names). */
+export function deleteRecord(path) {
+  return api(path, { method: "delete" });
+}
+
 /**
  * POST and read server-sent events: onEvent(type, data) for each; resolves with the `done`
  * event's data. An `error` event becomes an ApiError.

@@ -1,6 +1,6 @@
 // One notebook: its sources (upload, drag and drop, URL), its notes, and a search box.
 
-import { api, upload } from "../api.js";
+import { api, deleteRecord, upload } from "../api.js";
 import { fmt, h, markedSnippet, replace, when } from "../dom.js";
 import { progressBar } from "../progress.js";
 import { openRecord } from "../reader.js";
@@ -50,7 +50,7 @@ function sourceRow(state, source) {
   remove.addEventListener("click", () =>
     guarded(remove, async () => {
       if (!(await confirmDialog(`Delete the source “${source.title}” with its chunks and insights?`))) return;
-      await api(`/api/sources/${encodeURIComponent(source.id)}`, { method: "DELETE" });
+      await deleteRecord(`/api/sources/${encodeURIComponent(source.id)}`);
       await loadSources(state);
     }, "Deleting the source"),
   );
@@ -159,7 +159,7 @@ function noteRow(state, note) {
   remove.addEventListener("click", () =>
     guarded(remove, async () => {
       if (!(await confirmDialog(`Delete the note “${note.title || note.content.slice(0, 40)}”?`))) return;
-      await api(`/api/notes/${encodeURIComponent(note.id)}`, { method: "DELETE" });
+      await deleteRecord(`/api/notes/${encodeURIComponent(note.id)}`);
       await loadNotes(state);
     }, "Deleting the note"),
   );

@@ -1,6 +1,6 @@
 // The notebook list: open, create, delete (with confirmation); and the embedding rebuild.
 
-import { api } from "../api.js";
+import { api, deleteRecord } from "../api.js";
 import { fmt, h, keyOf, replace, when } from "../dom.js";
 import { confirmDialog, guarded, showInfo } from "../ui.js";
 import { rebuildPanel } from "../progress.js";
@@ -36,7 +36,7 @@ function card(view, list, notebook) {
         `Delete the notebook “${notebook.name}”, its notes, and the sources that belong to no other notebook? This cannot be undone.`,
       );
       if (!sure) return;
-      await api(`/api/notebooks/${encodeURIComponent(notebook.id)}`, { method: "DELETE" });
+      await deleteRecord(`/api/notebooks/${encodeURIComponent(notebook.id)}`);
       showInfo(`Deleted “${notebook.name}”.`);
       await refresh(view, list);
     }, "Deleting the notebook"),
