@@ -17,7 +17,7 @@ $(STAMP): $(BIN)/python pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m open_notebook.cli.demo
+	$(BIN)/open-notebook demo
 
 lint: $(STAMP)
 	$(BIN)/ruff format --check src tests bench

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_support import Invoke
 from rich.console import Console
 
 from open_notebook.cli._runtime import CliState
@@ -29,6 +30,12 @@ def test_corpus_ships_ten_documents_without_its_readme() -> None:
     assert len(files) == 10
     assert all(path.suffix == ".md" and path.name != "README.md" for path in files)
     assert all(200 <= len(path.read_text(encoding="utf-8").split()) <= 600 for path in files)
+
+
+def test_demo_is_a_command_of_the_cli(cli: Invoke) -> None:
+    result = cli("demo", "--help")
+    assert result.exit_code == 0
+    assert "shipped corpus" in result.stdout
 
 
 def test_demo_settings_move_only_the_database(tmp_path: Path) -> None:

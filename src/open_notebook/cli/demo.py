@@ -1,4 +1,4 @@
-"""``make demo``: the whole pipeline on the shipped corpus, offline, in a few minutes.
+"""``open-notebook demo`` (``make demo``): the whole pipeline on the shipped corpus, offline.
 
 Creates a notebook from ``demo_corpus/`` through the real ingest pipeline and the real ONNX
 embedder, searches it, builds a budgeted context for a question and shows its manifest, then asks
@@ -17,21 +17,23 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+import typer
 
-from open_notebook.chat import DoneEvent
 from open_notebook.cli._render import hits_table, print_manifest
-from open_notebook.cli._runtime import CliState, ExitCode, Session, guard
+from open_notebook.cli._runtime import CliState, ExitCode, Session, guard, state_of
 from open_notebook.cli._services import build_context, search_service_for
 from open_notebook.cli.ask import AskOptions, answer, print_citations
 from open_notebook.cli.ingest import ingest_paths
 from open_notebook.cli.records import store_note
-from open_notebook.config import Settings, load_settings
-from open_notebook.errors import ConfigurationError
+from open_notebook.config import Settings
 from open_notebook.search import SearchHit, SearchMode
 from open_notebook.store import open_store
+
+if TYPE_CHECKING:
+    from open_notebook.chat import DoneEvent  # LangGraph loads only when the demo asks
 
 T = TypeVar("T")
 
@@ -190,19 +192,20 @@ def print_next_steps(state: CliState, result: DemoResult) -> None:
     out.print("\n".join(lines), highlight=False, markup=False, soft_wrap=True)
 
 
-def main() -> NoReturn:
-    """Entry of ``python -m open_notebook.cli.demo``; exits through ``os._exit`` like the CLI."""
-    code = int(ExitCode.OK)
-    try:
-        settings = demo_settings(load_settings())
-    except ConfigurationError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        code = int(ExitCode.BAD_INPUT)
-    else:
-        code = _run(CliState(settings=settings))
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+def register(app: typer.Typer) -> None:
+    """Add ``demo`` to the root app."""
+    app.command("demo")(demo)
+
+
+def demo(ctx: typer.Context) -> None:
+    """Run the whole pipeline on the shipped corpus, offline, in a fresh demo database."""
+    state = state_of(ctx)
+    moved = CliState(
+        settings=demo_settings(state.settings), verbose=state.verbose, out=state.out, err=state.err
+    )
+    code = _run(moved)
+    if code != ExitCode.OK:
+        raise typer.Exit(code)
 
 
 def _run(state: CliState) -> int:
@@ -219,7 +222,3 @@ def _run(state: CliState) -> int:
     result.seconds["total"] = time.perf_counter() - started
     print_next_steps(state, result)
     return int(ExitCode.OK)
-
-
-if __name__ == "__main__":
-    main()

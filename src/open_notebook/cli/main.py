@@ -18,6 +18,7 @@ import typer
 
 from open_notebook.cli import (
     ask,
+    demo,
     doctor,
     evaluate,
     ingest,
@@ -42,7 +43,7 @@ app = typer.Typer(
 app.add_typer(notebooks.app, name="notebook")
 app.add_typer(records.note_app, name="note")
 app.add_typer(records.insight_app, name="insight")
-for module in (ingest, query, ask, serve, mcp_server, evaluate, doctor):
+for module in (ingest, query, ask, serve, mcp_server, evaluate, doctor, demo):
     module.register(app)
 
 
