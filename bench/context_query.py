@@ -30,7 +30,7 @@ from open_notebook.context import ContextRequest, build_context, pack_chunks
 from open_notebook.db import open_database
 from open_notebook.search import SearchMode, SearchService
 from open_notebook.segment import sentences
-from open_notebook.store import Store
+from open_notebook.store import Store, SurrealStore
 from open_notebook.tokens import get_token_counter
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"
@@ -141,7 +141,7 @@ async def main(args: argparse.Namespace) -> None:
     matrix = rng.standard_normal((args.chunks, DIM), dtype=np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
     settings = Settings(database_url="mem://")
-    store = Store(await open_database(settings))
+    store = SurrealStore(await open_database(settings))
     try:
         started = time.perf_counter()
         nb = await build(store, args.chunks, matrix)

@@ -28,7 +28,7 @@ from open_notebook.context.records import (
 )
 from open_notebook.db.connection import record
 from open_notebook.errors import BudgetTooSmallError
-from open_notebook.store import Store
+from open_notebook.store import Store, SurrealStore
 from open_notebook.store.context_reads import Catalog, ChunkText, Requested
 from open_notebook.store.sources import NewSource
 from open_notebook.store.text_stats import STATS_ENCODING
@@ -343,7 +343,7 @@ async def test_each_store_keeps_its_own_catalogs(store: Store, settings: Any) ->
     from open_notebook.db import open_database
 
     wide = await _wide(store)
-    other = Store(await open_database(settings))
+    other = SurrealStore(await open_database(settings))
     try:
         request = ContextRequest(notebook_id=wide.notebook_id, budget=300)
         await build_context(request, reader=store.context)

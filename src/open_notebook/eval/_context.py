@@ -29,12 +29,11 @@ from typing import Any, Final
 
 from open_notebook.config import Settings
 from open_notebook.context import ContextRequest, build_context, pack_chunks
-from open_notebook.db import open_database
 from open_notebook.embeddings import Embedder
 from open_notebook.eval._beir import Dataset, Document, load_corpus, load_dataset
 from open_notebook.ingest import Extracted, Ingestor, SourceFormat
 from open_notebook.search import SearchHit, SearchMode, SearchService
-from open_notebook.store import Store
+from open_notebook.store import Store, open_store
 from open_notebook.tokens import TokenCounter, get_token_counter
 
 Progress = Callable[[str, int, int], None]
@@ -118,7 +117,7 @@ async def evaluate_context(
     dataset = load_dataset(Path(dataset_dir))
     extra = [doc for directory in distractors for doc in load_corpus(Path(directory))]
     temporary = settings.model_copy(update={"database_url": "mem://"})
-    store = Store(await open_database(temporary))
+    store = await open_store(temporary)
     try:
         started = time.perf_counter()
         notebook_id = (await store.notebooks.create("context evaluation")).id

@@ -6,6 +6,7 @@ on SurrealDB, and :func:`open_store` opens the configured one.
 
 from open_notebook.store._protocol import (
     ChunkRecords,
+    ContextReader,
     NotebookRecords,
     NoteRecords,
     ScopeReads,
@@ -26,6 +27,7 @@ from open_notebook.store.sources import content_hash
 __all__ = [
     "ChunkRecords",
     "ChunkRow",
+    "ContextReader",
     "ContextReads",
     "NewSource",
     "NoteRecords",

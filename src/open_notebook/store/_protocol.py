@@ -13,6 +13,7 @@ from typing import Protocol, runtime_checkable
 from open_notebook.db import Database
 from open_notebook.domain import Chunk, Note, Notebook, NoteType, Source, SourceInsight
 from open_notebook.store._rows import ChunkRow, NewSource, ParentChunks, ScopeChunks, ScopeMembers
+from open_notebook.store.context_reads import Catalog, ChunkText, Requested
 
 
 class NotebookRecords(Protocol):
@@ -189,6 +190,24 @@ class ScopeReads(Protocol):
     async def chunks(self, source_ids: Sequence[str], note_ids: Sequence[str]) -> ScopeChunks: ...
 
 
+class ContextReader(Protocol):
+    """The reads of a context build, each one query whatever the number of records."""
+
+    async def catalogs(
+        self, notebook_id: str | None, requested: Requested
+    ) -> tuple[Catalog | None, Catalog]:
+        """The notebook's records and the requested ones, without their texts."""
+        ...
+
+    async def texts(self, ids: Sequence[str]) -> dict[str, str]:
+        """Texts by record id (a record that is gone is absent)."""
+        ...
+
+    async def chunks(self, record_ids: Sequence[str]) -> dict[str, list[ChunkText]]:
+        """Each record's stored chunks in reading order."""
+        ...
+
+
 @runtime_checkable
 class Store(Protocol):
     """The records of one database, by kind; what the layers above the store depend on."""
@@ -211,6 +230,9 @@ class Store(Protocol):
 
     @property
     def scopes(self) -> ScopeReads: ...
+
+    @property
+    def context(self) -> ContextReader: ...
 
     async def ping(self) -> None:
         """Return when the database answers; raise ``DatabaseError`` when it does not."""
