@@ -31,8 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from open_notebook.search._analyze import WordTerms, query_terms, words
-from open_notebook.search._catalog import KIND_CODES
-from open_notebook.search._rows import Grow
+from open_notebook.search._rows import KIND_CODES, Grow
 from open_notebook.search._top import best_first
 from open_notebook.search.types import HitType
 

@@ -10,14 +10,16 @@ notebook.
 from __future__ import annotations
 
 import zlib
-from typing import Generic, TypeVar
+from typing import Final, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from open_notebook.search._catalog import KIND_CODES
 from open_notebook.search.types import HitType
 from open_notebook.store import ScopeChunks
+
+# A chunk's kind as the small integer its column stores.
+KIND_CODES: Final = {HitType.SOURCE: 0, HitType.NOTE: 1, HitType.INSIGHT: 2}
 
 T = TypeVar("T", bound=np.generic)
 

@@ -23,7 +23,6 @@ one loaded from scratch.
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
@@ -34,9 +33,9 @@ import numpy as np
 import numpy.typing as npt
 
 from open_notebook.errors import EmbeddingModelMismatchError
-from open_notebook.search._catalog import KIND_CODES, Catalog
+from open_notebook.search._catalog import Catalog
 from open_notebook.search._matrix import Blocks, Matrix, Vectors, row_dots
-from open_notebook.search._rows import Grow
+from open_notebook.search._rows import KIND_CODES, Grow
 from open_notebook.search._top import best_first
 from open_notebook.search.types import HitType
 from open_notebook.store.scopes import Vector
@@ -237,8 +236,8 @@ def _values(vector: Vector | None) -> Vectors | None:
 
 
 def _coarse_index(matrix: Matrix, searchable: npt.NDArray[np.bool_]) -> Any:
-    # Imported here: faiss is only needed for large notebooks and costs ~0.3 s to import.
-    faiss: Any = importlib.import_module("faiss")
+    # Deferred on purpose: only large notebooks need faiss, and it costs ~0.3 s to import.
+    import faiss  # type: ignore[import-untyped,unused-ignore]
     # One query scans one vector block: faiss's OpenMP threads only add spin-waiting on 2 shared
     # cores (measured at 50k: 44 ms with 2 threads, 3-20 ms with 1). Process-wide, faiss-only.
     faiss.omp_set_num_threads(1)
