@@ -10,8 +10,9 @@ from typing import Any
 from rich.table import Table
 
 from open_notebook.cli._runtime import CliState
-from open_notebook.cli._services import require_module
+from open_notebook.embeddings import create_embedder
 from open_notebook.errors import InvalidInputError
+from open_notebook.eval import evaluate_context
 
 _MEASURES = ("evidence_in", "answer_in", "doc_recall", "budget_use", "build_ms_p50")
 _HEADERS = ("evidence", "answer", "doc recall", "budget use", "p50 ms")
@@ -51,12 +52,9 @@ async def run_context_eval(
     """Ingest and measure; the report of :func:`open_notebook.eval.evaluate_context`."""
     for folder in distractors:
         _check_folder(folder, "--distractors")
-    module = require_module("open_notebook.eval", "eval")
-    from open_notebook.embeddings import create_embedder
-
     embedder = create_embedder(state.settings)
     await asyncio.to_thread(embedder.warm_up)
-    report: dict[str, Any] = await module.evaluate_context(
+    report: dict[str, Any] = await evaluate_context(
         dataset,
         settings=state.settings,
         embedder=embedder,

@@ -24,7 +24,7 @@ import typer
 
 from open_notebook.cli._render import hits_table, print_manifest
 from open_notebook.cli._runtime import CliState, ExitCode, Session, guard, state_of
-from open_notebook.cli._services import build_context, search_service_for
+from open_notebook.cli._services import notebook_context, search_service_for
 from open_notebook.cli.ask import AskOptions, answer, print_citations
 from open_notebook.cli.ingest import ingest_paths
 from open_notebook.cli.records import store_note
@@ -140,7 +140,7 @@ async def _search(session: Session, result: DemoResult) -> None:
 async def _context(session: Session, result: DemoResult, budget: int) -> None:
     out = session.state.out
     out.rule(f"[bold]4. A {budget}-token context for: {QUESTION!r}")
-    result.context = await build_context(
+    result.context = await notebook_context(
         session, result.notebook_id, query=QUESTION, max_tokens=budget, render_format="markdown"
     )
     print_manifest(out, result.context, budget)

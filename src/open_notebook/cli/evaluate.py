@@ -23,8 +23,9 @@ from open_notebook.cli._eval_context import (
 from open_notebook.cli._jsonout import emit_json
 from open_notebook.cli._options import JsonFlag
 from open_notebook.cli._runtime import CliState, guard, wants_json
-from open_notebook.cli._services import require_module
+from open_notebook.embeddings import create_embedder
 from open_notebook.errors import InvalidInputError
+from open_notebook.eval import evaluate_modes
 
 _METRICS = ("ndcg@10", "recall@100", "mrr@10", "latency_ms_p50", "latency_ms_p95")
 _METRIC_HEADERS = ("nDCG@10", "R@100", "MRR@10", "p50 ms", "p95 ms")
@@ -160,13 +161,10 @@ async def _evaluate(
     state: CliState, dataset: Path, modes: list[str], max_queries: int | None
 ) -> list[dict[str, Any]]:
     _check_dataset(dataset)
-    module = require_module("open_notebook.eval", "eval")
-    from open_notebook.embeddings import create_embedder
-
     embedder = create_embedder(state.settings)
     with _progress(state) as update:
         await asyncio.to_thread(embedder.warm_up)
-        results: list[dict[str, Any]] = await module.evaluate_modes(
+        results: list[dict[str, Any]] = await evaluate_modes(
             dataset,
             modes,
             settings=state.settings,

@@ -10,7 +10,7 @@ import typer
 from open_notebook.cli._options import JsonFlag, NotebookOpt
 from open_notebook.cli._render import hits_table, print_manifest
 from open_notebook.cli._runtime import Session, execute, wants_json
-from open_notebook.cli._services import build_context, search_service_for
+from open_notebook.cli._services import notebook_context, search_service_for
 from open_notebook.search.types import SearchHit, SearchMode
 
 
@@ -83,7 +83,7 @@ def context(
 
     async def work(session: Session) -> dict[str, Any]:
         nb = await session.store.notebooks.resolve(notebook)
-        return await build_context(
+        return await notebook_context(
             session, nb.id, query=query, max_tokens=max_tokens, render_format=render_as
         )
 

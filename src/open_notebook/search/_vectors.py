@@ -238,6 +238,7 @@ def _values(vector: Vector | None) -> Vectors | None:
 def _coarse_index(matrix: Matrix, searchable: npt.NDArray[np.bool_]) -> Any:
     # Deferred on purpose: only large notebooks need faiss, and it costs ~0.3 s to import.
     import faiss  # type: ignore[import-untyped,unused-ignore]
+
     # One query scans one vector block: faiss's OpenMP threads only add spin-waiting on 2 shared
     # cores (measured at 50k: 44 ms with 2 threads, 3-20 ms with 1). Process-wide, faiss-only.
     faiss.omp_set_num_threads(1)

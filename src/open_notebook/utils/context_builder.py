@@ -39,6 +39,7 @@ from open_notebook.context.items import ContextItem
 from open_notebook.context.payload import record_payload
 from open_notebook.errors import InvalidInputError
 from open_notebook.ids import normalize_id
+from open_notebook.runtime import get_store
 from open_notebook.search.types import SearchMode
 from open_notebook.store import Store
 
@@ -235,8 +236,6 @@ def _configured(
 async def _store(store: object) -> Store:
     """The store passed in, or the process default store."""
     if store is None:
-        from open_notebook.runtime import get_store
-
         return await get_store()
     if not isinstance(store, Store):
         raise InvalidInputError("store must be an open_notebook Store", field="store")
