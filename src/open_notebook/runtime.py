@@ -1,4 +1,4 @@
-"""The default settings and store of the seed's module-level API, and nothing else.
+"""The default settings, store and context memo of the seed's module-level API, nothing else.
 
 The seed's helpers (``build_source_context(...)`` and friends in ``open_notebook.utils``) and its
 active records (``Source.get(...)`` in ``open_notebook.records``) take no store argument, so a
@@ -13,6 +13,7 @@ import asyncio
 from typing import Final
 
 from open_notebook.config import Settings, load_settings
+from open_notebook.context import ContextMemo
 from open_notebook.store import Store, open_store
 
 # The embedded engine can abort the interpreter at exit unless given time to settle (DESIGN.md).
@@ -26,6 +27,7 @@ class Runtime:
         self._settings: Settings | None = None
         self._store: Store | None = None
         self._opening: asyncio.Lock | None = None
+        self.context_memo = ContextMemo()
 
     def configure(self, settings: Settings | None = None, *, store: Store | None = None) -> None:
         if settings is not None:
@@ -50,6 +52,7 @@ class Runtime:
 
     async def reset(self) -> None:
         store, self._store, self._settings, self._opening = self._store, None, None, None
+        self.context_memo = ContextMemo()
         if store is not None:
             await store.close()
 
@@ -70,6 +73,11 @@ def get_settings() -> Settings:
         ConfigurationError: an environment variable holds an invalid value (named).
     """
     return _DEFAULT.settings()
+
+
+def get_context_memo() -> ContextMemo:
+    """The memory of per-text work the seed's builds share."""
+    return _DEFAULT.context_memo
 
 
 async def get_store() -> Store:

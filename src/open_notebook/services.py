@@ -14,10 +14,11 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from open_notebook.config import Settings
+from open_notebook.context import ContextMemo
 from open_notebook.embeddings import Embedder, create_embedder
 from open_notebook.errors import ConfigurationError
 from open_notebook.ingest import Ingestor
@@ -41,6 +42,8 @@ class Services:
     search: SearchService
     ingestor: Ingestor
     llm: LanguageModel | None = None
+    # Per-text work of context builds (token counts, signatures), kept across requests.
+    context_memo: ContextMemo = field(default_factory=ContextMemo)
 
     def language_model(self) -> LanguageModel:
         """The injected model, or the configured one (cheap: weights load on first use)."""

@@ -6,14 +6,7 @@ import numpy as np
 
 from open_notebook.context.dedup import Deduper, signature
 from open_notebook.context.fit import FitParams, label_tokens
-from open_notebook.context.memo import (
-    MIN_MEMO_CHARS,
-    MemoCounter,
-    TextMemo,
-    clear_memos,
-    memo_counter,
-    text_memo,
-)
+from open_notebook.context.memo import MIN_MEMO_CHARS, ContextMemo, MemoCounter, TextMemo
 from open_notebook.context.model import Candidate, ItemType, RenderFormat
 from open_notebook.context.render import render_block
 from open_notebook.context.text import (
@@ -61,12 +54,13 @@ def test_short_texts_are_not_remembered() -> None:
 
 def test_memo_counter_counts_exactly_and_only_wraps_pure_counters() -> None:
     inner = get_token_counter()
-    counter = memo_counter(inner)
+    memo = ContextMemo()
+    counter = memo.counter(inner)
     assert isinstance(counter, MemoCounter)
     text = _long("tok") + " ünïcode 漢字"
     assert counter.count(text) == inner.count(text) == counter.count(text)
     assert counter.truncate(text, 7) == inner.truncate(text, 7)
-    assert memo_counter(counter) is counter
+    assert memo.counter(counter) is counter
 
     class Words:
         name = "words"
@@ -78,7 +72,7 @@ def test_memo_counter_counts_exactly_and_only_wraps_pure_counters() -> None:
             return " ".join(text.split()[:max_tokens])
 
     words = Words()
-    assert memo_counter(words) is words
+    assert memo.counter(words) is words
 
 
 def test_sorted_shingles_give_the_same_similarity_as_sets() -> None:
@@ -93,8 +87,10 @@ def test_sorted_shingles_give_the_same_similarity_as_sets() -> None:
 def test_remembered_signature_still_finds_near_duplicates() -> None:
     text = _long("report", 80)
     near = text + " extra"
-    assert signature(text) is signature(text)
-    deduper = Deduper(0.8)
+    memo = ContextMemo()
+    assert signature(text, memo) is signature(text, memo)
+    assert signature(text).fingerprint == signature(text, memo).fingerprint
+    deduper = Deduper(0.8, memo)
     deduper.keep(Candidate("source:a", ItemType.SOURCE, "A", text))
     assert deduper.match(Candidate("source:b", ItemType.SOURCE, "B", near)) == "source:a"
     assert deduper.match(Candidate("source:c", ItemType.SOURCE, "C", _long("other"))) is None
@@ -124,15 +120,14 @@ def test_context_item_token_count_is_exact_when_read_and_kept_when_given() -> No
     assert given.token_count == 9
 
 
-def test_clear_memos_forgets_remembered_results() -> None:
+def test_each_owner_has_its_own_memory() -> None:
     calls: list[str] = []
-    memo = text_memo("test_clear")
-    text = _long("clear")
-    memo.get(text, lambda one: calls.append(one) or 1)
-    clear_memos()
-    assert len(memo) == 0
-    memo.get(text, lambda one: calls.append(one) or 1)
-    assert calls == [text, text]
+    text = _long("own")
+    first, second = ContextMemo(), ContextMemo()
+    first.sentences.get(text, lambda one: calls.append(one) or 1)
+    first.sentences.get(text, lambda one: calls.append(one) or 1)
+    second.sentences.get(text, lambda one: calls.append(one) or 1)
+    assert calls == [text, text]  # remembered by the first owner only
 
 
 def test_remembered_label_tokens_match_the_rendered_label() -> None:
@@ -141,6 +136,7 @@ def test_remembered_label_tokens_match_the_rendered_label() -> None:
     for fmt in RenderFormat:
         for truncated in (False, True):
             label = render_block(candidate, "", truncated=truncated, fmt=fmt)
-            params = FitParams(memo_counter(counter), fmt)
+            memo = ContextMemo()
+            params = FitParams(memo.counter(counter), fmt, memo=memo)
             assert label_tokens(candidate, params, truncated=truncated) == counter.count(label)
             assert label_tokens(candidate, params, truncated=truncated) == counter.count(label)

@@ -4,8 +4,6 @@ with every text read (stored counts, records without them, stale counts, other t
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -257,16 +255,6 @@ async def test_a_budget_spent_before_the_first_item_is_a_clear_error(
         await build_context(
             ContextRequest(notebook_id=wide.notebook_id, budget=budget), reader=store.context
         )
-
-
-def test_importing_the_context_modules_registers_nothing() -> None:
-    code = (
-        "import open_notebook.utils.context_builder, open_notebook.context\n"
-        "from open_notebook.context import memo\n"
-        "assert not memo._TEXT_MEMOS and not memo._KEYED_MEMOS\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.parametrize("fmt", list(RenderFormat))

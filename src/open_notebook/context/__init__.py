@@ -21,6 +21,7 @@ from open_notebook.context.config import ContextConfig, InclusionLevel, parse_in
 from open_notebook.context.dedup import DEFAULT_NEAR_THRESHOLD, Deduper, deduplicate
 from open_notebook.context.fit import FitParams, place_whole, shrink, stub_tokens
 from open_notebook.context.manifest import build_manifest, canonical_json, content_hash
+from open_notebook.context.memo import ContextMemo
 from open_notebook.context.model import (
     Candidate,
     Dropped,
@@ -46,6 +47,7 @@ __all__ = [
     "Candidate",
     "ChunkPacking",
     "ContextConfig",
+    "ContextMemo",
     "ContextPayload",
     "ContextReader",
     "ContextRequest",

@@ -9,7 +9,7 @@ from typing import Any
 from open_notebook.context.dedup import DEFAULT_NEAR_THRESHOLD
 from open_notebook.context.fit import DEFAULT_MIN_BODY_TOKENS, FitParams
 from open_notebook.context.manifest import build_manifest, content_hash
-from open_notebook.context.memo import memo_counter
+from open_notebook.context.memo import ContextMemo
 from open_notebook.context.model import Candidate, Dropped, Placed, RenderFormat
 from open_notebook.context.select import SelectOptions, select
 from open_notebook.tokens import TokenCounter
@@ -49,11 +49,13 @@ def assemble(
     min_body_tokens: int = DEFAULT_MIN_BODY_TOKENS,
     pre_dropped: Sequence[Dropped] = (),
     superset: bool = False,
+    memo: ContextMemo | None = None,
 ) -> Assembly:
     """Dedup, prioritize, fit to ``budget`` (shrink before drop), render and count.
 
     ``pre_dropped`` are decisions made before assembly (unknown ids, excluded by config); they
-    appear in the manifest after the others. Unread candidates: see :class:`Assembly`.
+    appear in the manifest after the others. Unread candidates: see :class:`Assembly`. ``memo``
+    remembers per-text work for the next builds (results are the same without it).
 
     Raises:
         BudgetTooSmallError: the budget cannot hold even one item's stub.
@@ -61,7 +63,7 @@ def assemble(
     selection = select(
         list(candidates),
         SelectOptions(budget, per_group_cap, min_score, near_threshold, superset),
-        FitParams(memo_counter(counter), fmt, min_body_tokens),
+        FitParams(memo.counter(counter) if memo else counter, fmt, min_body_tokens, memo),
     )
     if selection.unread:
         return Assembly("", 0, (), (), {}, "", budget, fmt, selection.unread)

@@ -16,6 +16,7 @@ from typing import Final
 from open_notebook.context.config import InclusionLevel
 from open_notebook.context.evidence import DEFAULT_FLOOR
 from open_notebook.context.fit import DEFAULT_MIN_BODY_TOKENS
+from open_notebook.context.memo import ContextMemo
 from open_notebook.context.model import Candidate, Dropped, DropReason
 from open_notebook.context.offer import (
     merge_offers,
@@ -67,8 +68,10 @@ async def build_context(
     reader: ContextReader,
     searcher: Searcher | None = None,
     hits: Sequence[SearchHit] | None = None,
+    memo: ContextMemo | None = None,
 ) -> ContextPayload:
-    """Build the context ``request`` asks for.
+    """Build the context ``request`` asks for; ``memo`` is the caller's memory of per-text work
+    across builds (an app's or a series' own; results are the same without it).
 
     Raises:
         NotFoundError: every requested id is unknown (some unknown ones are only reported), or
@@ -78,7 +81,7 @@ async def build_context(
     """
     if request.query is not None:
         return await _question_build(request, reader, searcher, hits)
-    return await _record_build(request, reader)
+    return await _record_build(request, reader, memo)
 
 
 def _raise_if_nothing_found(
@@ -90,7 +93,9 @@ def _raise_if_nothing_found(
         raise NotFoundError(requested[0], f"none of the requested ids exist: {requested}")
 
 
-async def _record_build(request: ContextRequest, reader: ContextReader) -> ContextPayload:
+async def _record_build(
+    request: ContextRequest, reader: ContextReader, memo: ContextMemo | None
+) -> ContextPayload:
     notebook, explicit = await reader.catalogs(request.notebook_id, catalog_request(request))
     stored = request.counter.name == STATS_ENCODING
     data = context_data(notebook, explicit, request, stored_counts=stored)
@@ -106,6 +111,7 @@ async def _record_build(request: ContextRequest, reader: ContextReader) -> Conte
         min_score=request.min_score,
         near_threshold=request.near_threshold,
         min_body_tokens=useful_body_tokens(budget),
+        memo=memo,
     )
     assembly = await fit_reading_texts(candidates, dropped, args, reader.texts)
     return record_payload(request, assembly)

@@ -17,7 +17,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from open_notebook.context.memo import text_memo
+from open_notebook.context.memo import ContextMemo
 from open_notebook.context.model import Candidate, Dropped, DropReason, prioritize
 from open_notebook.context.text import fingerprint, jaccard_sorted, normalized_words, shingle_array
 
@@ -55,9 +55,11 @@ def _signature(text: str) -> Signature:
     return Signature(digest, values, _band_keys(values) if values.size else ())
 
 
-def signature(text: str) -> Signature:
-    # Texts are immutable per content, so their signatures are remembered across builds.
-    found: Signature = text_memo("dedup_signature").get(text, _signature)
+def signature(text: str, memo: ContextMemo | None = None) -> Signature:
+    """The text's signature, remembered in ``memo`` (a text's signature never changes)."""
+    if memo is None:
+        return _signature(text)
+    found: Signature = memo.signatures.get(text, _signature)
     return found
 
 
@@ -70,8 +72,13 @@ class _Kept:
 class Deduper:
     """Remembers kept candidates and tells whether a new one duplicates one of them."""
 
-    def __init__(self, near_threshold: float | None = DEFAULT_NEAR_THRESHOLD) -> None:
+    def __init__(
+        self,
+        near_threshold: float | None = DEFAULT_NEAR_THRESHOLD,
+        memo: ContextMemo | None = None,
+    ) -> None:
         self.near_threshold = near_threshold
+        self._memo = memo
         self.duplicates: dict[str, list[str]] = {}
         self._ids: set[str] = set()
         self._exact: dict[str, str] = {}
@@ -83,7 +90,7 @@ class Deduper:
 
     def _fingerprint(self, text: str) -> str:
         # Without near-duplicates the shingles are not needed: hash only.
-        return signature(text).fingerprint if self._near_enabled else fingerprint(text)
+        return signature(text, self._memo).fingerprint if self._near_enabled else fingerprint(text)
 
     def match(self, candidate: Candidate) -> str | None:
         """The id of the kept candidate this one duplicates, or ``None``."""
@@ -94,7 +101,7 @@ class Deduper:
         found = self._exact.get(self._fingerprint(candidate.content))
         if found is not None or not self._near_enabled:
             return found
-        return self._near_match(signature(candidate.content))
+        return self._near_match(signature(candidate.content, self._memo))
 
     def _near_match(self, sig: Signature) -> str | None:
         assert self.near_threshold is not None
@@ -117,7 +124,7 @@ class Deduper:
             return
         self._exact.setdefault(self._fingerprint(candidate.content), candidate.id)
         if self._near_enabled:
-            sig = signature(candidate.content)
+            sig = signature(candidate.content, self._memo)
             entry = _Kept(candidate.id, sig.shingles)
             for key in sig.bands:
                 self._bands.setdefault(key, []).append(entry)

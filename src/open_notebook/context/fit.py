@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Final
 
-from open_notebook.context.memo import MemoCounter, keyed_memo, text_memo
+from open_notebook.context.memo import ContextMemo
 from open_notebook.context.model import Candidate, ItemType, Piece, Placed, RenderFormat
 from open_notebook.context.render import GAP, render_block
 from open_notebook.context.text import merge_spans, sentence_pieces, term_overlap
@@ -24,25 +24,24 @@ _PROBE_CHARS_PER_TOKEN: Final = 16
 
 @dataclass(frozen=True, slots=True)
 class FitParams:
+    """How candidates are fitted: the counter of the text sent, the format, the smallest useful
+    body, and the memory of per-text work that repeated builds share (``None``: none)."""
+
     counter: TokenCounter
     fmt: RenderFormat = RenderFormat.MARKDOWN
     min_body_tokens: int = DEFAULT_MIN_BODY_TOKENS
+    memo: ContextMemo | None = None
 
 
-# Label token counts by (encoding, format, truncated, type, id, title, parent): a notebook build
-# asks for the label of every candidate, also of the thousands that end up dropped. The enum
-# members themselves are in the key (a StrEnum hashes and compares as its value; ``.value`` is a
-# slow descriptor).
-_LABELS: Final = "label_tokens"
-# Sentence spans of long texts, remembered like their token counts.
-_SENTENCES: Final = "sentence_pieces"
+# Label token counts are remembered by (encoding, format, type, id, title, parent): a notebook
+# build asks for the label of every candidate, also of the thousands that end up dropped.
 _MAX_LABELS: Final = 100_000
 _NAMES: Final[dict[str, str]] = {one: str(one.value) for one in (*RenderFormat, *ItemType)}
 
 
 def label_tokens(candidate: Candidate, params: FitParams, *, truncated: bool) -> int:
     """Tokens of the candidate's block with an empty body (its label)."""
-    if not isinstance(params.counter, MemoCounter):
+    if params.memo is None:
         return params.counter.count(
             render_block(candidate, "", truncated=truncated, fmt=params.fmt)
         )
@@ -50,8 +49,8 @@ def label_tokens(candidate: Candidate, params: FitParams, *, truncated: bool) ->
 
 
 def label_pair(candidate: Candidate, params: FitParams) -> tuple[int, int]:
-    """Tokens of the candidate's label, plain and marked truncated; remembered when the counter
-    is pure (judging a candidate needs both, and a notebook build judges thousands)."""
+    """Tokens of the candidate's label, plain and marked truncated; remembered in the params'
+    memo (judging a candidate needs both, and a notebook build judges thousands)."""
     # Plain strings only: the garbage collector stops tracking such tuples, and a notebook's
     # thousands of remembered keys are then not scanned by every full collection.
     key = (
@@ -62,16 +61,15 @@ def label_pair(candidate: Candidate, params: FitParams) -> tuple[int, int]:
         candidate.title,
         candidate.parent_id,
     )
-    memo = isinstance(params.counter, MemoCounter)
-    labels = keyed_memo(_LABELS)
-    pair: tuple[int, int] | None = labels.get(key) if memo else None
+    labels = params.memo.labels if params.memo is not None else None
+    pair = labels.get(key) if labels is not None else None
     if pair is None:
         plain, cut = (
             params.counter.count(render_block(candidate, "", truncated=flag, fmt=params.fmt))
             for flag in (False, True)
         )
         pair = (plain, cut)
-        if memo:
+        if labels is not None:
             labels[key] = pair
             if len(labels) > _MAX_LABELS:
                 labels.popitem(last=False)
@@ -84,7 +82,9 @@ def stub_body_tokens(params: FitParams, *, tight: bool) -> int:
 
 
 def place_whole(candidate: Candidate, params: FitParams) -> Placed:
-    block = render_block(candidate, candidate.content, truncated=False, fmt=params.fmt)
+    block = render_block(
+        candidate, candidate.content, truncated=False, fmt=params.fmt, memo=params.memo
+    )
     tokens = params.counter.count(block)
     return Placed(candidate, candidate.content, block, tokens, tokens, truncated=False)
 
@@ -114,9 +114,10 @@ def stub_tokens(candidate: Candidate, params: FitParams, *, tight: bool = False)
     )
 
 
-def _ranked(candidate: Candidate) -> list[Piece]:
+def _ranked(candidate: Candidate, memo: ContextMemo | None) -> list[Piece]:
+    text = candidate.content
     pieces = list(candidate.pieces) or list(
-        text_memo(_SENTENCES).get(candidate.content, sentence_pieces)
+        sentence_pieces(text) if memo is None else memo.sentences.get(text, sentence_pieces)
     )
     if candidate.query_terms and all(piece.relevance is None for piece in pieces):
         terms = candidate.query_terms
@@ -134,7 +135,7 @@ def _choose_spans(candidate: Candidate, room: int, params: FitParams) -> list[tu
     gap_cost = params.counter.count(GAP)
     spans: list[tuple[int, int]] = []
     used = 0
-    for piece in _ranked(candidate):
+    for piece in _ranked(candidate, params.memo):
         gap = gap_cost if spans else 0  # the first piece has no gap marker before it
         if room - used - gap < 1:
             break
@@ -172,7 +173,7 @@ def _cut_to(candidate: Candidate, body: str, allowance: int, params: FitParams) 
     for _ in range(_MAX_RECUTS):
         if not body:
             return None
-        block = render_block(candidate, body, truncated=True, fmt=params.fmt)
+        block = render_block(candidate, body, truncated=True, fmt=params.fmt, memo=params.memo)
         tokens = params.counter.count(block)
         if tokens <= allowance:
             return Placed(candidate, body, block, tokens, 0, truncated=True)

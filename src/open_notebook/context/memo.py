@@ -1,10 +1,10 @@
-"""Bounded memory of pure per-text work: token counts and near-duplicate signatures.
+"""Bounded memory of pure per-text work: token counts, near-duplicate signatures, sentences.
 
 A record's text does not change while it is stored (an edit is a new text), and a server builds
-contexts from the same records again and again: counting and shingling a 30 kB source on every
-request was most of a query-context build. Results are keyed by the text itself (exact: a hit
-compares the whole string, so there is no collision risk) and evicted least-recently-used once the
-remembered texts exceed a character budget.
+contexts from the same records again and again: counting and shingling a 30 kB source is most of
+a build's work. Results are keyed by the text itself (exact: a hit compares the whole string, so
+there is no collision risk) and evicted least-recently-used once the remembered texts exceed a
+character budget. The memory belongs to a :class:`ContextMemo` that its owner passes in.
 """
 
 from __future__ import annotations
@@ -74,38 +74,29 @@ class MemoCounter:
         return self._inner.truncate(text, max_tokens)
 
 
-# The process's memos, made on first use (importing a module registers nothing), by name.
-_TEXT_MEMOS: dict[str, TextMemo[Any]] = {}
-_KEYED_MEMOS: dict[str, OrderedDict[Hashable, Any]] = {}
+class ContextMemo:
+    """What a series of builds remembers of per-text work, owned by whoever builds repeatedly.
 
+    An app's services, the seed's default runtime and an evaluation each hold one and pass it to
+    :func:`open_notebook.context.build_context`; a build without one computes everything. Every
+    value is a pure function of its key (a text, or a label's fields), so results never change.
+    """
 
-def text_memo(name: str) -> TextMemo[Any]:
-    """The process's text memo called ``name`` (made on first use)."""
-    memo = _TEXT_MEMOS.get(name)
-    if memo is None:
-        memo = _TEXT_MEMOS.setdefault(name, TextMemo())
-    return memo
+    def __init__(self, max_chars: int = DEFAULT_MAX_CHARS) -> None:
+        self.max_chars = max_chars
+        self.signatures: TextMemo[Any] = TextMemo(max_chars)
+        self.sentences: TextMemo[Any] = TextMemo(max_chars)
+        self.inert_markdown: TextMemo[str] = TextMemo(max_chars)
+        self.inert_xml: TextMemo[str] = TextMemo(max_chars)
+        # Small values by key (label token counts); their owner bounds them, oldest first.
+        self.labels: OrderedDict[Hashable, tuple[int, int]] = OrderedDict()
+        self._counts: dict[str, TextMemo[int]] = {}
 
-
-def keyed_memo(name: str) -> OrderedDict[Hashable, Any]:
-    """The process's memo of small values by key called ``name`` (made on first use); the caller
-    bounds it (oldest first)."""
-    memo = _KEYED_MEMOS.get(name)
-    if memo is None:
-        memo = _KEYED_MEMOS.setdefault(name, OrderedDict())
-    return memo
-
-
-def memo_counter(counter: TokenCounter) -> TokenCounter:
-    """``counter`` with its counts of long texts remembered across builds, when it is pure."""
-    if isinstance(counter, MemoCounter) or type(counter) is not BpeTokenCounter:
-        return counter
-    return MemoCounter(counter, text_memo(f"token_count:{counter.name}"))
-
-
-def clear_memos() -> None:
-    """Forget every remembered result (for benchmarks of a cold process; results do not change)."""
-    for memo in _TEXT_MEMOS.values():
-        memo.clear()
-    for keyed in _KEYED_MEMOS.values():
-        keyed.clear()
+    def counter(self, counter: TokenCounter) -> TokenCounter:
+        """``counter`` with its counts of long texts remembered here, when it is pure."""
+        if isinstance(counter, MemoCounter) or type(counter) is not BpeTokenCounter:
+            return counter
+        memo = self._counts.get(counter.name)
+        if memo is None:
+            memo = self._counts[counter.name] = TextMemo(self.max_chars)
+        return MemoCounter(counter, memo)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from open_notebook.context.assemble import Assembly, assemble
+from open_notebook.context.memo import ContextMemo
 from open_notebook.context.model import Candidate, Dropped, DropReason, RenderFormat
 from open_notebook.errors import DatabaseError
 from open_notebook.tokens import TokenCounter
@@ -36,6 +37,7 @@ class FitArgs:
     min_score: float | None
     near_threshold: float | None
     min_body_tokens: int
+    memo: ContextMemo | None = None
 
 
 def _fit(
@@ -52,6 +54,7 @@ def _fit(
         min_body_tokens=args.min_body_tokens,
         pre_dropped=dropped,
         superset=superset,
+        memo=args.memo,
     )
 
 

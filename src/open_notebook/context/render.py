@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Final
 from xml.sax.saxutils import escape, quoteattr
 
-from open_notebook.context.memo import text_memo
+from open_notebook.context.memo import ContextMemo
 from open_notebook.context.model import Candidate, ItemType, RenderFormat
 
 SEPARATOR: Final = "\n\n"
@@ -34,11 +34,6 @@ def _inert_xml(body: str) -> str:
     return escape(_XML_FORBIDDEN.sub("", body.strip()))
 
 
-# A long text is rendered again on every build that offers it: its inert form is remembered.
-_INERT_MARKDOWN: Final = "inert_markdown"
-_INERT_XML: Final = "inert_xml"
-
-
 def _one_line(text: str) -> str:
     return _WHITESPACE.sub(" ", text).strip()
 
@@ -53,9 +48,11 @@ def _markdown_header(candidate: Candidate, truncated: bool) -> str:
     return header
 
 
-def _markdown(candidate: Candidate, body: str, truncated: bool) -> str:
+def _markdown(candidate: Candidate, body: str, truncated: bool, memo: ContextMemo | None) -> str:
     header = _markdown_header(candidate, truncated)
-    inert: str = text_memo(_INERT_MARKDOWN).get(body, _inert_markdown)
+    inert = (
+        _inert_markdown(body) if memo is None else memo.inert_markdown.get(body, _inert_markdown)
+    )
     return f"{header}\n{inert}" if inert else header
 
 
@@ -71,18 +68,24 @@ def _xml_open(candidate: Candidate, truncated: bool) -> str:
     return f"<{_TAGS[candidate.type]} {' '.join(attributes)}>"
 
 
-def _xml(candidate: Candidate, body: str, truncated: bool) -> str:
-    inner: str = text_memo(_INERT_XML).get(body, _inert_xml)
+def _xml(candidate: Candidate, body: str, truncated: bool, memo: ContextMemo | None) -> str:
+    inner = _inert_xml(body) if memo is None else memo.inert_xml.get(body, _inert_xml)
     return f"{_xml_open(candidate, truncated)}\n{inner}\n</{_TAGS[candidate.type]}>"
 
 
 def render_block(
-    candidate: Candidate, body: str, *, truncated: bool, fmt: RenderFormat = RenderFormat.MARKDOWN
+    candidate: Candidate,
+    body: str,
+    *,
+    truncated: bool,
+    fmt: RenderFormat = RenderFormat.MARKDOWN,
+    memo: ContextMemo | None = None,
 ) -> str:
-    """One item as it is sent: label (citation id, title) and its body."""
+    """One item as it is sent: label (citation id, title) and its body (its inert form is
+    remembered in ``memo``: a long text is rendered again on every build that offers it)."""
     if fmt is RenderFormat.XML:
-        return _xml(candidate, body, truncated)
-    return _markdown(candidate, body, truncated)
+        return _xml(candidate, body, truncated, memo)
+    return _markdown(candidate, body, truncated, memo)
 
 
 def render_document(blocks: list[str]) -> str:

@@ -267,7 +267,7 @@ def select(
     sep = params.counter.count(SEPARATOR)
     # The first block has no separator before it: one separator of credit up front.
     state = _State((options.budget or 0) + sep, sep, options, params)
-    deduper = Deduper(options.near_threshold)
+    deduper = Deduper(options.near_threshold, params.memo)
     eligible = _first_passes(prioritize(candidates), state, deduper)
     if state.unread:
         return Selection((), (), "", 0, tuple(state.unread))

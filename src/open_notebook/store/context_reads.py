@@ -212,10 +212,6 @@ class ContextReads:
         self.db = db
         self._catalogs = _Catalogs()
 
-    def forget(self) -> None:
-        """Drop every remembered catalog (benchmarks of a cold process; results do not change)."""
-        self._catalogs = _Catalogs()
-
     async def catalogs(
         self, notebook_id: str | None, requested: Requested
     ) -> tuple[Catalog | None, Catalog]:

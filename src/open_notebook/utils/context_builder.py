@@ -17,6 +17,7 @@ from typing import Any
 from open_notebook.context import (
     Assembly,
     ContextConfig,
+    ContextMemo,
     ContextPayload,
     ContextRequest,
     InclusionLevel,
@@ -39,7 +40,7 @@ from open_notebook.context.items import ContextItem
 from open_notebook.context.payload import record_payload
 from open_notebook.errors import InvalidInputError
 from open_notebook.ids import normalize_id
-from open_notebook.runtime import get_store
+from open_notebook.runtime import get_context_memo, get_store
 from open_notebook.search.types import SearchMode
 from open_notebook.store import Store
 
@@ -151,7 +152,17 @@ class ContextBuilder:
             per_group_cap=self.per_source_max_tokens,
             min_score=self.min_score,
             near_threshold=self.near_duplicate_threshold,
+            memo=self._memo(),
         )
+
+    def _memo(self) -> ContextMemo:
+        """The ``memo`` given, or the one the seed's builds share."""
+        memo = self.params.get("memo")
+        if memo is None:
+            return get_context_memo()
+        if not isinstance(memo, ContextMemo):
+            raise InvalidInputError("memo must be a ContextMemo", field="memo")
+        return memo
 
     def _format_response(self) -> dict[str, Any]:
         if self.payload is not None:
@@ -216,7 +227,10 @@ class ContextBuilder:
         store = await _store(self.params.get("store"))
         self._gather()
         self.payload = await build_context(
-            self.request(), reader=store.context, searcher=self.params.get("searcher")
+            self.request(),
+            reader=store.context,
+            searcher=self.params.get("searcher"),
+            memo=self._memo(),
         )
         return self._format_response()
 

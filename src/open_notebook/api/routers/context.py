@@ -44,7 +44,7 @@ async def build_context(
 ) -> ContextPublic:
     """Build a context from a notebook, chosen sources and notes, and/or a question."""
     async with state.retrieval_slots:
-        return await _build(body, store, search, settings)
+        return await _build(body, store, search, settings, state.context_memo)
 
 
 @router.post("/notebooks/{notebook_id}/context", responses=_RESPONSES)
@@ -63,11 +63,15 @@ async def build_notebook_context(
         max_tokens=body.max_tokens,
     )
     async with state.retrieval_slots:
-        return await _build(request, store, search, settings)
+        return await _build(request, store, search, settings, state.context_memo)
 
 
 async def _build(
-    body: ContextRequest, store: Store, search: SearchService, settings: Settings
+    body: ContextRequest,
+    store: Store,
+    search: SearchService,
+    settings: Settings,
+    memo: context.ContextMemo,
 ) -> ContextPublic:
     if body.query is not None and len(body.query) > settings.max_query_chars:
         raise InvalidInputError(
@@ -99,5 +103,7 @@ async def _build(
         limit=body.limit,
     )
     searcher = search if body.query is not None else None
-    payload = await context.build_context(request, reader=store.context, searcher=searcher)
+    payload = await context.build_context(
+        request, reader=store.context, searcher=searcher, memo=memo
+    )
     return ContextPublic.model_validate(payload.to_dict())
