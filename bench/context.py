@@ -30,6 +30,7 @@ from bench._summary import record
 from open_notebook.config import Settings
 from open_notebook.context import ContextMemo, ContextRequest, build_context
 from open_notebook.db import open_database
+from open_notebook.records import Note, Source
 from open_notebook.store import Store, SurrealStore
 from open_notebook.store.text_stats import text_stats
 from open_notebook.tokens import get_token_counter
@@ -154,15 +155,15 @@ async def reference_build(store: Store, notebook_id: str, budget: int) -> list[_
     source_ids = (await store.notebooks.source_ids([notebook_id]))[notebook_id]
     note_ids = (await store.notebooks.note_ids([notebook_id]))[notebook_id]
     for source_id in source_ids:
-        source = await store.sources.get(source_id)  # Source.get
+        source = await Source.get(source_id, store=store)  # the seed's active records
         insights = await source.get_insights()  # one more query per source
-        context = source.context_from(insights, "long")
+        context = source.context_from(list(insights), "long")
         items.append(_RefItem(source.id, "source", 100, counter.count(str(context))))
         for insight in insights:  # insights added again on their own: counted twice
             text = str({"id": insight.id, "content": insight.content})
             items.append(_RefItem(insight.id, "insight", 75, counter.count(text)))
     for note_id in note_ids:
-        note = await store.notes.get(note_id)  # Note.get
+        note = await Note.get(note_id, store=store)
         items.append(_RefItem(note.id, "note", 50, counter.count(str(note.get_context("long")))))
     items.sort(key=lambda item: item.priority, reverse=True)
     while items and sum(item.token_count for item in items) > budget:
