@@ -3,7 +3,7 @@
 Texts are sentences of words drawn from the demo corpus (shipped in the package, so no data
 download is needed); every file has a title and a marker word of its own, so a search finds it
 and nothing else. Every tenth file is long (~80 chunks): it is staged in small transactions
-before the one that creates its source (``store/chunks.py``), the path where a crash can leave
+before the one that creates its source (``store/_chunks.py``), the path where a crash can leave
 rows behind. What each file must become is what an uninterrupted ``add`` of the folder made.
 """
 

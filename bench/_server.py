@@ -22,7 +22,7 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    """``uvicorn open_notebook.api.server:app_from_environment`` on a free loopback port."""
+    """``uvicorn open_notebook.api:app_from_environment`` on a free loopback port."""
 
     def __init__(
         self, env: dict[str, str], *, start_timeout: float = 120.0, cli: bool = False
@@ -36,7 +36,7 @@ class ServerProcess:
 
     def __enter__(self) -> ServerProcess:
         command = [
-            sys.executable, "-m", "uvicorn", "open_notebook.api.server:app_from_environment",
+            sys.executable, "-m", "uvicorn", "open_notebook.api:app_from_environment",
             "--factory", "--host", "127.0.0.1", "--port", str(self.port),
             "--log-level", "warning", "--no-access-log",
         ]  # fmt: skip
@@ -97,7 +97,7 @@ def snapshot(env: dict[str, str]) -> dict[str, object]:
 async def _snapshot_here() -> dict[str, str]:
     from open_notebook.config import Settings
     from open_notebook.db import open_database
-    from open_notebook.domain.models import Chunk
+    from open_notebook.domain._records import Chunk
 
     database = await open_database(Settings())
     try:

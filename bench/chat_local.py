@@ -19,7 +19,7 @@ from open_notebook.config import Settings
 from open_notebook.db import open_database
 from open_notebook.llm import LocalGemmaModel
 from open_notebook.store import Store, SurrealStore
-from open_notebook.store.sources import NewSource
+from open_notebook.store._sources import NewSource
 from open_notebook.tokens import get_token_counter
 
 CORPUS = (

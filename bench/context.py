@@ -32,7 +32,7 @@ from open_notebook.context import ContextMemo, ContextRequest, build_context
 from open_notebook.db import open_database
 from open_notebook.records import Note, Source
 from open_notebook.store import Store, SurrealStore
-from open_notebook.store.text_stats import text_stats
+from open_notebook.store._text_stats import text_stats
 from open_notebook.tokens import get_token_counter
 
 _WORDS = [

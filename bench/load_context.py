@@ -1,6 +1,6 @@
 """Load test of ``POST /api/context`` on loopback: a 10k-chunk notebook, 32 concurrent clients.
 
-1. Starts uvicorn (``open_notebook.api.server:app_from_environment``) on 127.0.0.1 at a free port
+1. Starts uvicorn (``open_notebook.api:app_from_environment``) on 127.0.0.1 at a free port
    in a subprocess, over a temporary ``surrealkv://`` database, with the fake embedder (the
    load is on retrieval and assembly, not on the model; ``--embedder onnx-minilm`` uses the real
    one for both seeding and queries).

@@ -34,7 +34,7 @@ from open_notebook.db import open_database
 from open_notebook.search import HitType, SearchMode, SearchService
 from open_notebook.search._query import bm25_terms
 from open_notebook.store import ChunkRow, Store, SurrealStore
-from open_notebook.store.sources import NewSource
+from open_notebook.store._sources import NewSource
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"
 DIM = 384

@@ -12,8 +12,8 @@
     ├── DatabaseError            the database failed: never reported as "not found"
     └── ModelError               an embedding or language model failed while running
 
-The HTTP layer maps these to status codes in one place (`open_notebook.api.errors`) and the CLI maps
-them to exit codes (2 for caller errors, 1 for failures).
+The HTTP layer maps these to status codes in one place (`open_notebook/api/_errors.py`) and the
+CLI maps them to exit codes (2 for caller errors, 1 for failures).
 """
 
 from __future__ import annotations

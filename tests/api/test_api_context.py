@@ -8,7 +8,7 @@ import pytest
 from httpx import AsyncClient
 
 from open_notebook.store import Store
-from open_notebook.store.sources import NewSource
+from open_notebook.store._sources import NewSource
 
 TEXT_A = "Sourdough rises because wild yeast ferments the flour. " * 5
 TEXT_B = "Laminar boundary layers separate at high angles of attack. " * 5

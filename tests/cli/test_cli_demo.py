@@ -8,14 +8,14 @@ import pytest
 from cli_support import Invoke
 from rich.console import Console
 
-from open_notebook.cli._runtime import CliState
-from open_notebook.cli.demo import (
+from open_notebook.cli._demo import (
     NOTEBOOK_NAME,
     corpus_files,
     demo_settings,
     print_next_steps,
     run_demo,
 )
+from open_notebook.cli._runtime import CliState
 from open_notebook.config import Settings
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from open_notebook.store import Store
-from open_notebook.store.chunks import ChunkRow
-from open_notebook.store.sources import NewSource
+from open_notebook.store._chunks import ChunkRow
+from open_notebook.store._sources import NewSource
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from open_notebook.context import Candidate, ItemType, RankedChunk
-from open_notebook.search.types import HitScores, HitType, SearchHit
+from open_notebook.search._types import HitScores, HitType, SearchHit
 from open_notebook.segment import sentences
 
 WEIGHTS = {"source": 100.0, "insight": 75.0, "note": 50.0}

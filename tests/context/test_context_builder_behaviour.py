@@ -199,7 +199,7 @@ async def test_query_without_searcher_picks_relevant_sentences(
 
 async def test_records_cut_to_fit_keep_a_useful_share_not_a_label(store: Store) -> None:
     from open_notebook.context import useful_body_tokens
-    from open_notebook.store.sources import NewSource
+    from open_notebook.store._sources import NewSource
 
     notebook = await store.notebooks.create("Long reads")
     for index in range(10):

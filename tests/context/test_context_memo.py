@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from open_notebook.context.dedup import Deduper, signature
-from open_notebook.context.fit import FitParams, label_tokens
-from open_notebook.context.memo import MIN_MEMO_CHARS, ContextMemo, MemoCounter, TextMemo
-from open_notebook.context.model import Candidate, ItemType, RenderFormat
-from open_notebook.context.render import render_block
-from open_notebook.context.text import (
+from open_notebook.context._dedup import Deduper, signature
+from open_notebook.context._fit import FitParams, label_tokens
+from open_notebook.context._memo import MIN_MEMO_CHARS, ContextMemo, MemoCounter, TextMemo
+from open_notebook.context._model import Candidate, ItemType, RenderFormat
+from open_notebook.context._render import render_block
+from open_notebook.context._text import (
     jaccard,
     jaccard_sorted,
     normalized_words,

@@ -16,7 +16,7 @@ from open_notebook.context import (
     RenderFormat,
     assemble_passages,
 )
-from open_notebook.context.render import RunText, render_passages
+from open_notebook.context._render import RunText, render_passages
 from open_notebook.errors import BudgetTooSmallError
 from open_notebook.search import query_terms
 from open_notebook.tokens import get_token_counter

@@ -9,7 +9,7 @@ from open_notebook.db import Database
 from open_notebook.embeddings import FakeEmbedder
 from open_notebook.search import SearchService
 from open_notebook.store import ChunkRow, Store, SurrealStore
-from open_notebook.store.sources import NewSource
+from open_notebook.store._sources import NewSource
 from open_notebook.tokens import get_token_counter
 from open_notebook.utils.context_builder import build_notebook_context, build_query_context
 

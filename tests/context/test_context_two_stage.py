@@ -18,18 +18,18 @@ from open_notebook.context import (
     build_context,
     useful_body_tokens,
 )
-from open_notebook.context.records import (
+from open_notebook.context._records import (
     catalog_request,
     context_data,
     gather_records,
     merge_repeats,
 )
-from open_notebook.db.connection import record
+from open_notebook.db._connection import record
 from open_notebook.errors import BudgetTooSmallError
 from open_notebook.store import Store, SurrealStore
-from open_notebook.store.context_reads import Catalog, ChunkText, Requested
-from open_notebook.store.sources import NewSource
-from open_notebook.store.text_stats import STATS_ENCODING
+from open_notebook.store._context_reads import Catalog, ChunkText, Requested
+from open_notebook.store._sources import NewSource
+from open_notebook.store._text_stats import STATS_ENCODING
 from open_notebook.tokens import get_token_counter
 
 COUNTER = get_token_counter()
@@ -260,8 +260,8 @@ async def test_a_budget_spent_before_the_first_item_is_a_clear_error(
 @pytest.mark.parametrize("fmt", list(RenderFormat))
 def test_the_unread_lower_bound_never_exceeds_the_rendered_count(fmt: RenderFormat) -> None:
     from open_notebook.context import Candidate, FitParams, ItemType, place_whole
-    from open_notebook.context.fit import label_tokens
-    from open_notebook.context.unread import whole_bounds
+    from open_notebook.context._fit import label_tokens
+    from open_notebook.context._unread import whole_bounds
 
     rng = random.Random(5)
     params = FitParams(COUNTER, fmt)
@@ -313,7 +313,7 @@ async def test_duplicates_among_unread_texts_are_found_when_read(store: Store) -
 
 
 def test_remembered_catalogs_follow_the_stamp_and_count_their_records() -> None:
-    from open_notebook.store.context_reads import TextRecord, _Catalogs
+    from open_notebook.store._context_reads import TextRecord, _Catalogs
 
     one = TextRecord("source:a", "A", loaded=False)
     catalogs = _Catalogs()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from open_notebook.db.migrations import applied_versions, apply_migrations, load_migrations
+from open_notebook.db._migrations import applied_versions, apply_migrations, load_migrations
 from open_notebook.store import Store
 
 

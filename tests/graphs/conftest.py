@@ -7,7 +7,7 @@ from graphs_support import STARTER_TEXT, Seeded
 
 from open_notebook.llm import LocalGemmaModel, shared_local_model
 from open_notebook.store import Store
-from open_notebook.store.sources import NewSource
+from open_notebook.store._sources import NewSource
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from open_notebook.embeddings import FakeEmbedder
 from open_notebook.llm import CitationStatus, create_language_model
 from open_notebook.llm.testing import LoopbackChatServer
 from open_notebook.store import ChunkRow, Store
-from open_notebook.store.sources import NewSource
+from open_notebook.store._sources import NewSource
 
 STARTER = "Feed the sourdough starter flour and water every day; rye flour makes it livelier."
 SCORING = "Score the loaf with a razor blade at a shallow angle so the crust opens as an ear."

@@ -15,8 +15,8 @@ from open_notebook.ingest import Extracted, Ingestor, IngestProgress, IngestResu
 from open_notebook.ingest._batch import WINDOW
 from open_notebook.ingest._commit import GROUP_SOURCES
 from open_notebook.store import ChunkRow, Store
-from open_notebook.store.chunks import STAGE_ABOVE_CHUNKS
-from open_notebook.store.sources import NewSource
+from open_notebook.store._chunks import STAGE_ABOVE_CHUNKS
+from open_notebook.store._sources import NewSource
 
 ITEMS = 2 * WINDOW + 3  # several windows, the last one short
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from open_notebook.graphs import existing_ids
 from open_notebook.llm import CitationStatus, check_citations, parse_citations
 from open_notebook.store import Store
-from open_notebook.store.sources import NewSource
+from open_notebook.store._sources import NewSource
 
 MANIFEST = {
     "included": [

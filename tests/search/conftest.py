@@ -11,7 +11,7 @@ from open_notebook.config import Settings
 from open_notebook.embeddings import FakeEmbedder
 from open_notebook.search import SearchService
 from open_notebook.store import Store
-from open_notebook.store.sources import NewSource
+from open_notebook.store._sources import NewSource
 
 
 @pytest.fixture

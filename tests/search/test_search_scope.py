@@ -105,7 +105,7 @@ async def test_types_filter_and_grouping_after_fusion(
 
 
 def _record(notebook_id: str) -> object:
-    from open_notebook.db.connection import record
+    from open_notebook.db._connection import record
 
     return record(notebook_id, "notebook")
 
@@ -132,7 +132,7 @@ async def test_global_search_skips_chunks_staged_under_a_placeholder_parent(
 ) -> None:
     nb = (await store.notebooks.create("nb")).id
     await add_source("visible", ["vortex shedding behind a cylinder"], [nb])
-    # What a large write stages before its swap (store/chunks.py): no source, no notebook yet.
+    # What a large write stages before its swap (store/_chunks.py): no source, no notebook yet.
     await store.db.query(
         "CREATE chunk SET parent = source:placeholder, kind = 'source', ord = 0,"
         " text = 'vortex shedding staged', token_count = 3, char_start = 0, char_end = 22;"

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import normalize_id
 from open_notebook.store import Store
-from open_notebook.store.sources import NewSource
+from open_notebook.store._sources import NewSource
 
 INJECTIONS = [
     "x'; DELETE notebook; --",

@@ -8,14 +8,14 @@ import pytest
 
 from open_notebook.config import Settings
 from open_notebook.db import open_database
-from open_notebook.db.connection import records
+from open_notebook.db._connection import records
 from open_notebook.embeddings import FakeEmbedder
 from open_notebook.errors import InvalidInputError
 from open_notebook.ids import new_id
 from open_notebook.search import SearchMode, SearchService
 from open_notebook.store import ChunkRow, Store, SurrealStore
-from open_notebook.store.chunks import STAGE_ABOVE_CHUNKS, chunk_documents
-from open_notebook.store.sources import NewSource
+from open_notebook.store._chunks import STAGE_ABOVE_CHUNKS, chunk_documents
+from open_notebook.store._sources import NewSource
 
 STAGED = STAGE_ABOVE_CHUNKS + 6
 _LEFT_BEHIND = "SELECT count() AS n FROM chunk WHERE source != NONE AND source.id = NONE GROUP ALL"

@@ -1,5 +1,9 @@
-"""The HTTP service: ``create_app(settings)`` builds the FastAPI app."""
+"""The HTTP service: ``create_app(settings)`` builds the FastAPI app; ``serve`` runs it.
 
-from open_notebook.api.app import create_app
+uvicorn open_notebook.api:app_from_environment --factory   # settings from OPEN_NOTEBOOK_*
+"""
 
-__all__ = ["create_app"]
+from open_notebook.api._app import create_app
+from open_notebook.api._server import app_from_environment, serve
+
+__all__ = ["app_from_environment", "create_app", "serve"]

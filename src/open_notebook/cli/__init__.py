@@ -1,5 +1,5 @@
 """The ``open-notebook`` command line: ``app`` for tests and embedding, ``run`` for the script."""
 
-from open_notebook.cli.main import app, run
+from open_notebook.cli._main import app, run
 
 __all__ = ["app", "run"]

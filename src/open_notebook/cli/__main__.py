@@ -1,6 +1,6 @@
 """``python -m open_notebook.cli``."""
 
-from open_notebook.cli.main import run
+from open_notebook.cli._main import run
 
 if __name__ == "__main__":
     run()

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from open_notebook.search.types import SearchHit
+from open_notebook.search import SearchHit
 
 _BAR_WIDTH = 12
 # Why a question's context ends where it does (the manifest's "stopped").

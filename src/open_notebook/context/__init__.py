@@ -13,16 +13,28 @@ Everything below the entry point is pure: candidates in, rendered text and decis
 token counter is passed in and counts the text that will be sent.
 """
 
-from open_notebook.context.assemble import Assembly, assemble
-from open_notebook.context.baseline import ChunkPacking, pack_chunks
-from open_notebook.context.blocks import Passage
-from open_notebook.context.build import build_context, useful_body_tokens
-from open_notebook.context.config import ContextConfig, InclusionLevel, parse_inclusion
-from open_notebook.context.dedup import DEFAULT_NEAR_THRESHOLD, Deduper, deduplicate
-from open_notebook.context.fit import FitParams, place_whole, shrink, stub_tokens
-from open_notebook.context.manifest import build_manifest, canonical_json, content_hash
-from open_notebook.context.memo import ContextMemo
-from open_notebook.context.model import (
+from open_notebook.context._assemble import Assembly, assemble
+from open_notebook.context._baseline import ChunkPacking, pack_chunks
+from open_notebook.context._blocks import Passage
+from open_notebook.context._build import build_context, useful_body_tokens
+from open_notebook.context._config import (
+    ContextConfig,
+    InclusionLevel,
+    check_bool,
+    check_budget,
+    id_list,
+    optional_number,
+    parse_counter,
+    parse_format,
+    parse_inclusion,
+    parse_query,
+)
+from open_notebook.context._dedup import DEFAULT_NEAR_THRESHOLD, Deduper, deduplicate
+from open_notebook.context._fit import FitParams, place_whole, shrink, stub_tokens
+from open_notebook.context._items import ContextItem
+from open_notebook.context._manifest import build_manifest, canonical_json, content_hash
+from open_notebook.context._memo import ContextMemo
+from open_notebook.context._model import (
     Candidate,
     Dropped,
     DropReason,
@@ -33,13 +45,13 @@ from open_notebook.context.model import (
     prioritize,
     sort_key,
 )
-from open_notebook.context.passages import RankedChunk
-from open_notebook.context.payload import ContextPayload, RecordEntry, passage_dict
-from open_notebook.context.query import PassageAssembly, assemble_passages
-from open_notebook.context.reader import ContextReader, Searcher
-from open_notebook.context.render import render_block, render_document
-from open_notebook.context.request import ContextRequest
-from open_notebook.context.select import Selection, SelectOptions, select
+from open_notebook.context._passages import RankedChunk
+from open_notebook.context._payload import ContextPayload, RecordEntry, passage_dict, record_payload
+from open_notebook.context._query import PassageAssembly, assemble_passages
+from open_notebook.context._reader import ContextReader, Searcher
+from open_notebook.context._render import render_block, render_document
+from open_notebook.context._request import ContextRequest
+from open_notebook.context._select import Selection, SelectOptions, select
 
 __all__ = [
     "DEFAULT_NEAR_THRESHOLD",
@@ -47,6 +59,7 @@ __all__ = [
     "Candidate",
     "ChunkPacking",
     "ContextConfig",
+    "ContextItem",
     "ContextMemo",
     "ContextPayload",
     "ContextReader",
@@ -72,13 +85,21 @@ __all__ = [
     "build_context",
     "build_manifest",
     "canonical_json",
+    "check_bool",
+    "check_budget",
     "content_hash",
     "deduplicate",
+    "id_list",
+    "optional_number",
     "pack_chunks",
+    "parse_counter",
+    "parse_format",
     "parse_inclusion",
+    "parse_query",
     "passage_dict",
     "place_whole",
     "prioritize",
+    "record_payload",
     "render_block",
     "render_document",
     "select",

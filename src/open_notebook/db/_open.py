@@ -7,8 +7,8 @@ from pathlib import Path
 import surrealdb
 
 from open_notebook.config import Settings
-from open_notebook.db.connection import Database
-from open_notebook.db.migrations import apply_migrations
+from open_notebook.db._connection import Database
+from open_notebook.db._migrations import apply_migrations
 from open_notebook.errors import DatabaseError, DatabaseLockedError
 
 

@@ -4,7 +4,7 @@ Records carry data only; the store reads and writes them, and ``open_notebook.re
 the seed's active-record accessors (``Source.get``, ``notebook.get_sources()``) on top.
 """
 
-from open_notebook.domain.models import (
+from open_notebook.domain._records import (
     TABLE_OF_KIND,
     Asset,
     Chunk,
@@ -17,6 +17,7 @@ from open_notebook.domain.models import (
     Source,
     SourceInsight,
 )
+from open_notebook.domain._text import clean_text, text_span
 
 __all__ = [
     "TABLE_OF_KIND",
@@ -30,4 +31,6 @@ __all__ = [
     "RecordKind",
     "Source",
     "SourceInsight",
+    "clean_text",
+    "text_span",
 ]

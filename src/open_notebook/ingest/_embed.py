@@ -7,8 +7,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 
 from open_notebook.config import Settings
-from open_notebook.embeddings import Embedder, PieceEmbedder, Vectors
-from open_notebook.embeddings._protocol import empty_vectors
+from open_notebook.embeddings import Embedder, PieceEmbedder, Vectors, empty_vectors
 from open_notebook.ingest._chunking import ChunkSpan, chunk_text
 from open_notebook.store import ChunkRow
 

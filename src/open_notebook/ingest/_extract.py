@@ -6,7 +6,7 @@ from pathlib import Path, PurePosixPath
 from typing import Final
 from urllib.parse import urlsplit
 
-from open_notebook.domain.models import Asset
+from open_notebook.domain import Asset
 from open_notebook.errors import ExtractionError, InvalidInputError
 from open_notebook.ingest._readers import (
     decode_text,

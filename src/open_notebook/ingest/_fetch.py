@@ -11,7 +11,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from open_notebook.config import Settings
-from open_notebook.domain.models import Asset
+from open_notebook.domain import Asset
 from open_notebook.errors import ExtractionError, InvalidInputError
 from open_notebook.ingest._extract import extract_bytes
 from open_notebook.ingest._types import Extracted

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final, Protocol, runtime_checkable
 
-from open_notebook.domain.models import Source
+from open_notebook.domain import Source
 from open_notebook.errors import InvalidInputError, ModelError
 from open_notebook.tokens import get_token_counter
 

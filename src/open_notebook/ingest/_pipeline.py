@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path, PurePath
 
 from open_notebook.config import Settings
-from open_notebook.domain.models import Asset, Note, NoteType, SourceInsight
+from open_notebook.domain import Asset, Note, NoteType, SourceInsight
 from open_notebook.embeddings import Embedder
 from open_notebook.errors import InvalidInputError
 from open_notebook.ingest._batch import ProgressCallback, add_many, is_url

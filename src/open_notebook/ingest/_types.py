@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from open_notebook.domain.models import Asset, Source
+from open_notebook.domain import Asset, Source
 from open_notebook.store import ChunkRow
 
 

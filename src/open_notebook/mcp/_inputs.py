@@ -11,7 +11,7 @@ from typing import Annotated, Final, Literal
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from open_notebook.domain.text import clean_text
+from open_notebook.domain import clean_text
 
 MAX_QUERY_CHARS: Final = 8_000
 MAX_NOTE_CHARS: Final = 200_000

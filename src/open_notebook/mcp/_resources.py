@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from mcp_types import Resource
 
-from open_notebook.domain.models import Notebook
+from open_notebook.domain import Notebook
 from open_notebook.errors import NotFoundError
 from open_notebook.ids import normalize_id
 from open_notebook.mcp._services import ServicesProvider

@@ -15,7 +15,7 @@ from typing import Any
 from open_notebook.chat import DoneEvent, ask_notebook, notebook_context_factory
 from open_notebook.context import ContextRequest, RenderFormat
 from open_notebook.context import build_context as build_payload
-from open_notebook.domain.models import Notebook
+from open_notebook.domain import Notebook
 from open_notebook.mcp._results import AnswerResult, CitationOut, ContextItem, ContextResult
 from open_notebook.mcp._services import NotebookServices
 from open_notebook.mcp._uris import record_uri

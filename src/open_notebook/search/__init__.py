@@ -14,7 +14,7 @@ from open_notebook.search._analyze import WordTerms, query_terms, words
 from open_notebook.search._fusion import DEFAULT_RRF_K, convex_fuse, rrf_fuse
 from open_notebook.search._hits import ParentGroup, group_by_parent
 from open_notebook.search._service import MAX_LIMIT, QueryEmbedder, SearchService
-from open_notebook.search.types import FusionWeights, HitScores, HitType, SearchHit, SearchMode
+from open_notebook.search._types import FusionWeights, HitScores, HitType, SearchHit, SearchMode
 
 __all__ = [
     "DEFAULT_RRF_K",

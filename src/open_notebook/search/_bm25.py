@@ -33,7 +33,7 @@ import numpy.typing as npt
 from open_notebook.search._analyze import WordTerms, query_terms, words
 from open_notebook.search._rows import KIND_CODES, Grow
 from open_notebook.search._top import best_first
-from open_notebook.search.types import HitType
+from open_notebook.search._types import HitType
 
 K1: Final = 1.2
 B: Final = 0.75

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from open_notebook.search._rows import KIND_CODES, ChunkColumns
-from open_notebook.search.types import HitScores, SearchHit
+from open_notebook.search._types import HitScores, SearchHit
 
 _KINDS: Final = {code: kind for kind, code in KIND_CODES.items()}
 

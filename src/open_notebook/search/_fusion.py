@@ -42,7 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from open_notebook.errors import InvalidInputError
-from open_notebook.search.types import FusionWeights
+from open_notebook.search._types import FusionWeights
 
 DEFAULT_RRF_K = 60
 # Each list's score at this depth is its 0 (the pool a search takes is never smaller: 100).

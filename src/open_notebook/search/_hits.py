@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from open_notebook.search._catalog import Catalog
-from open_notebook.search.types import HitScores, HitType, SearchHit
+from open_notebook.search._types import HitScores, HitType, SearchHit
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,8 +23,8 @@ from open_notebook.search._fusion import (
     list_weights,
     rrf_fuse,
 )
+from open_notebook.search._types import FusionWeights
 from open_notebook.search._vectors import VectorSnapshot
-from open_notebook.search.types import FusionWeights
 
 Scored = list[tuple[str, float]]
 # The notebook's scripts are judged on a sample: this many chunks, evenly spread, their starts.

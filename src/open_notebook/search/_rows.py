@@ -15,7 +15,7 @@ from typing import Final, Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from open_notebook.search.types import HitType
+from open_notebook.search._types import HitType
 from open_notebook.store import ScopeChunks
 
 # A chunk's kind as the small integer its column stores.

@@ -20,8 +20,8 @@ from open_notebook.search._hits import RankedId, hits_from
 from open_notebook.search._hybrid import HybridFusion
 from open_notebook.search._query import PreparedQuery, prepare_query
 from open_notebook.search._snapshots import SnapshotCache
+from open_notebook.search._types import HitScores, HitType, SearchHit, SearchMode
 from open_notebook.search._vectors import VectorSnapshot
-from open_notebook.search.types import HitScores, HitType, SearchHit, SearchMode
 from open_notebook.store import Store
 
 MAX_LIMIT = 1000

@@ -37,8 +37,8 @@ from open_notebook.search._catalog import Catalog
 from open_notebook.search._matrix import Blocks, Matrix, Vectors, row_dots
 from open_notebook.search._rows import KIND_CODES, Grow
 from open_notebook.search._top import best_first
-from open_notebook.search.types import HitType
-from open_notebook.store.scopes import Vector
+from open_notebook.search._types import HitType
+from open_notebook.store import Vector
 
 Model = tuple[str, int]
 _CANDIDATE_FACTOR: Final = 10

@@ -4,6 +4,13 @@
 on SurrealDB, and :func:`open_store` opens the configured one.
 """
 
+from open_notebook.store._context_reads import (
+    Catalog,
+    ChunkText,
+    ContextReads,
+    Requested,
+    TextRecord,
+)
 from open_notebook.store._protocol import (
     ChunkRecords,
     ContextReader,
@@ -19,26 +26,34 @@ from open_notebook.store._rows import (
     ParentChunks,
     ScopeChunks,
     ScopeMembers,
+    Vector,
 )
+from open_notebook.store._sources import content_hash
 from open_notebook.store._surreal import SurrealStore, open_store
-from open_notebook.store.context_reads import ContextReads
-from open_notebook.store.sources import content_hash
+from open_notebook.store._text_stats import STATS_ENCODING, text_stats
 
 __all__ = [
+    "STATS_ENCODING",
+    "Catalog",
     "ChunkRecords",
     "ChunkRow",
+    "ChunkText",
     "ContextReader",
     "ContextReads",
     "NewSource",
     "NoteRecords",
     "NotebookRecords",
     "ParentChunks",
+    "Requested",
     "ScopeChunks",
     "ScopeMembers",
     "ScopeReads",
     "SourceRecords",
     "Store",
     "SurrealStore",
+    "TextRecord",
+    "Vector",
     "content_hash",
     "open_store",
+    "text_stats",
 ]

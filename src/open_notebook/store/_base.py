@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
-from open_notebook.db import Database
-from open_notebook.db.connection import records
+from open_notebook.db import Database, records
 from open_notebook.domain import Record
 from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import normalize_id

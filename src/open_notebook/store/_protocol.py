@@ -12,8 +12,8 @@ from typing import Protocol, runtime_checkable
 
 from open_notebook.db import Database
 from open_notebook.domain import Chunk, Note, Notebook, NoteType, Source, SourceInsight
+from open_notebook.store._context_reads import Catalog, ChunkText, Requested
 from open_notebook.store._rows import ChunkRow, NewSource, ParentChunks, ScopeChunks, ScopeMembers
-from open_notebook.store.context_reads import Catalog, ChunkText, Requested
 
 
 class NotebookRecords(Protocol):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from open_notebook.config import Settings
 from open_notebook.db import Database, open_database
-from open_notebook.store.chunks import ChunkRepository
-from open_notebook.store.context_reads import ContextReads
-from open_notebook.store.notebooks import NotebookRepository
-from open_notebook.store.notes import NoteRepository
-from open_notebook.store.scopes import ScopeRepository
-from open_notebook.store.sources import SourceRepository
+from open_notebook.store._chunks import ChunkRepository
+from open_notebook.store._context_reads import ContextReads
+from open_notebook.store._notebooks import NotebookRepository
+from open_notebook.store._notes import NoteRepository
+from open_notebook.store._scopes import ScopeRepository
+from open_notebook.store._sources import SourceRepository
 
 
 class SurrealStore:

@@ -4,7 +4,7 @@ The BPE files ship inside the ``bpe-openai`` wheel (byte-identical to tiktoken's
 downloaded; there is no silent word-count fallback.
 """
 
-from open_notebook.tokens.counter import (
+from open_notebook.tokens._counter import (
     BpeTokenCounter,
     TokenCounter,
     get_token_counter,

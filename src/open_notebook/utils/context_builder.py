@@ -17,6 +17,7 @@ from typing import Any
 from open_notebook.context import (
     Assembly,
     ContextConfig,
+    ContextItem,
     ContextMemo,
     ContextPayload,
     ContextRequest,
@@ -24,24 +25,21 @@ from open_notebook.context import (
     Searcher,
     assemble,
     build_context,
-    parse_inclusion,
-    prioritize,
-)
-from open_notebook.context.config import (
     check_bool,
     check_budget,
     id_list,
     optional_number,
     parse_counter,
     parse_format,
+    parse_inclusion,
     parse_query,
+    prioritize,
+    record_payload,
 )
-from open_notebook.context.items import ContextItem
-from open_notebook.context.payload import record_payload
 from open_notebook.errors import InvalidInputError
 from open_notebook.ids import normalize_id
 from open_notebook.runtime import get_context_memo, get_store
-from open_notebook.search.types import SearchMode
+from open_notebook.search import SearchMode
 from open_notebook.store import Store
 
 __all__ = [

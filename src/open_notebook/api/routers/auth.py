@@ -12,8 +12,8 @@ from fastapi import APIRouter, Depends
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel
 
-from open_notebook.api.auth import bearer_problem
-from open_notebook.api.deps import SettingsDep, bearer_credentials
+from open_notebook.api._auth import bearer_problem
+from open_notebook.api._deps import SettingsDep, bearer_credentials
 
 router = APIRouter(prefix="/api", tags=["health"])
 

@@ -16,9 +16,9 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from open_notebook.api.deps import EmbedderDep, SearchDep, SettingsDep, StateDep, StoreDep
-from open_notebook.api.errors import describe
-from open_notebook.api.schemas.common import NotebookId, Text
+from open_notebook.api._deps import EmbedderDep, SearchDep, SettingsDep, StateDep, StoreDep
+from open_notebook.api._errors import describe
+from open_notebook.api._schemas.common import NotebookId, Text
 from open_notebook.chat import (
     ChatEvent,
     ask_notebook,

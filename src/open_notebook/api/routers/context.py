@@ -12,13 +12,13 @@ from typing import Any
 from fastapi import APIRouter
 
 from open_notebook import context
-from open_notebook.api.deps import SearchDep, SettingsDep, StateDep, StoreDep
-from open_notebook.api.schemas.retrieval import (
+from open_notebook.api._deps import SearchDep, SettingsDep, StateDep, StoreDep
+from open_notebook.api._schemas.retrieval import (
     ContextPublic,
     ContextRequest,
     ReferenceContextRequest,
 )
-from open_notebook.api.scope import check_scope
+from open_notebook.api._scope import check_scope
 from open_notebook.config import Settings
 from open_notebook.errors import InvalidInputError
 from open_notebook.ids import normalize_id

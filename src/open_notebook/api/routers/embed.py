@@ -7,8 +7,8 @@ from datetime import datetime
 from fastapi import APIRouter
 from pydantic import BaseModel
 
-from open_notebook.api.deps import IngestorDep, StateDep
-from open_notebook.api.rebuild import RebuildStatus, RebuildTracker
+from open_notebook.api._deps import IngestorDep, StateDep
+from open_notebook.api._rebuild import RebuildStatus, RebuildTracker
 
 router = APIRouter(prefix="/api/embed", tags=["embeddings"])
 

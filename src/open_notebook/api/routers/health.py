@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import BaseModel
 
-from open_notebook.api.deps import EmbedderDep, StoreDep
+from open_notebook.api._deps import EmbedderDep, StoreDep
 
 router = APIRouter(prefix="/api", tags=["health"])
 

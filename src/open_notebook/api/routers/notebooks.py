@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from open_notebook.api.deps import StoreDep
-from open_notebook.api.schemas.records import (
+from open_notebook.api._deps import StoreDep
+from open_notebook.api._schemas.records import (
     NotebookCreate,
     NotebookDetail,
     NotebookListed,

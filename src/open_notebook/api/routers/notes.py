@@ -6,8 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from open_notebook.api.deps import IngestorDep, StoreDep
-from open_notebook.api.schemas.records import (
+from open_notebook.api._deps import IngestorDep, StoreDep
+from open_notebook.api._schemas.records import (
     InsightCreate,
     InsightPublic,
     InsightsPublic,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from open_notebook.api.deps import SearchDep, SettingsDep, StateDep
-from open_notebook.api.schemas.retrieval import SearchHitPublic, SearchRequest, SearchResultsPublic
+from open_notebook.api._deps import SearchDep, SettingsDep, StateDep
+from open_notebook.api._schemas.retrieval import SearchHitPublic, SearchRequest, SearchResultsPublic
 from open_notebook.errors import InvalidInputError
 
 router = APIRouter(prefix="/api", tags=["search"])

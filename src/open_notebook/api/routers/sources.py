@@ -7,9 +7,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, UploadFile
 
-from open_notebook.api.deps import IngestorDep, SettingsDep, StoreDep
-from open_notebook.api.errors import BodyTooLargeError
-from open_notebook.api.schemas.records import (
+from open_notebook.api._deps import IngestorDep, SettingsDep, StoreDep
+from open_notebook.api._errors import BodyTooLargeError
+from open_notebook.api._schemas.records import (
     SourceAdded,
     SourceCreate,
     SourceDetail,
@@ -18,8 +18,7 @@ from open_notebook.api.schemas.records import (
     SourcesPublic,
     SourceTextPublic,
 )
-from open_notebook.domain.models import Source
-from open_notebook.domain.text import text_span
+from open_notebook.domain import Source, text_span
 from open_notebook.ids import normalize_id
 from open_notebook.ingest import IngestResult
 

@@ -1,0 +1,169 @@
+"""Chosen units as passages and record blocks: runs of contiguous text, handles, rendering.
+
+A passage is a run of chosen units that follow each other in the record's text; its handle names
+the record and the ord of the chunk it starts in (the first chunk holding its start), with ``.2``,
+``.3`` added when more passages start in the same chunk, so handles are unique in a context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from open_notebook.context._model import Candidate, RenderFormat
+from open_notebook.context._passages import Unit
+from open_notebook.context._render import RunText, inert_text, passage_parts, render_passages
+from open_notebook.tokens import TokenCounter
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A contiguous span of one record's text in the context.
+
+    ``text`` is ``record text[char_start:char_end]``; ``handle`` (``source:KEY#c12``) cites it:
+    the record and the ord of the chunk it starts in (``chunk_id``), with ``.2``, ``.3`` added
+    when more than one passage starts in that chunk. ``relevance`` is the value of its best
+    sentence over the best candidate's (0..1); ``tokens`` what it costs as rendered (handle
+    included); ``chunk_ids`` every offered chunk it holds text of.
+    """
+
+    handle: str
+    record: Candidate
+    chunk_id: str | None
+    ord: int
+    char_start: int
+    char_end: int
+    text: str
+    relevance: float
+    tokens: int
+    chunk_ids: tuple[str, ...]
+    gap_before: bool = False
+    cut: bool = False
+
+    @property
+    def local_handle(self) -> str:
+        return self.handle[len(self.record.id) :]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordBlock:
+    """A record's passages as rendered under its label; ``whole``: all of its text is in."""
+
+    record: Candidate
+    block: str
+    tokens: int
+    passages: tuple[Passage, ...]
+    relevance: float
+    whole: bool
+
+
+def _runs(units: Sequence[Unit], members: list[int]) -> list[list[int]]:
+    """Chosen units of one record grouped into passages of contiguous text."""
+    runs: list[list[int]] = []
+    for index in sorted(members, key=lambda one: (units[one].start, units[one].end)):
+        if runs and _continues(units[runs[-1][-1]], units[index]):
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+    return runs
+
+
+def _continues(last: Unit, unit: Unit) -> bool:
+    """``unit`` is the sentence right after ``last`` in the record's text."""
+    return (
+        not unit.whole
+        and not last.whole
+        and last.segment == unit.segment
+        and not unit.before.strip()
+        and unit.start - len(unit.before) == last.end
+    )
+
+
+def _passage(
+    units: Sequence[Unit], run: list[int], best: float, gap: bool, cut_text: str | None
+) -> Passage:
+    first, last = units[run[0]], units[run[-1]]
+    text = first.text + "".join(units[index].before + units[index].text for index in run[1:])
+    start_chunk = min(
+        (chunk for chunk in first.chunks if chunk.start <= first.start),
+        key=lambda chunk: chunk.ord,
+        default=first.chunk,
+    )
+    chunk_ids = dict.fromkeys(
+        chunk.chunk_id for index in run for chunk in units[index].chunks if chunk.chunk_id
+    )
+    end = last.end
+    if cut_text is not None:
+        text, end = cut_text, first.start + len(cut_text)
+    return Passage(
+        handle=f"{first.record.id}#c{start_chunk.ord}",
+        record=first.record,
+        chunk_id=start_chunk.chunk_id,
+        ord=start_chunk.ord,
+        char_start=first.start,
+        char_end=end,
+        text=text,
+        relevance=(max(units[index].value for index in run) / best) if best > 0 else 0.0,
+        tokens=0,
+        chunk_ids=tuple(chunk_ids),
+        gap_before=gap,
+        cut=cut_text is not None,
+    )
+
+
+def _unique_handles(passages: list[Passage]) -> list[Passage]:
+    seen: dict[str, int] = {}
+    unique: list[Passage] = []
+    for passage in passages:
+        count = seen.get(passage.handle, 0) + 1
+        seen[passage.handle] = count
+        handle = passage.handle if count == 1 else f"{passage.handle}.{count}"
+        unique.append(replace(passage, handle=handle))
+    return unique
+
+
+def blocks_of(
+    units: Sequence[Unit],
+    chosen: Sequence[int],
+    best: float,
+    counter: TokenCounter,
+    fmt: RenderFormat,
+    *,
+    cut_text: str | None = None,
+) -> list[RecordBlock]:
+    """The chosen units as one block per record (records by their best passage), each with
+    its passages counted as rendered; ``cut_text`` replaces the text of a lone unit cut to fit."""
+    by_record: dict[str, list[int]] = {}
+    for index in chosen:
+        by_record.setdefault(units[index].record.id, []).append(index)
+    before, after, _ = passage_parts(fmt)
+    blocks: list[RecordBlock] = []
+    for members in by_record.values():
+        record = units[members[0]].record
+        runs = _runs(units, members)
+        passages = [
+            _passage(units, run, best, number > 0, cut_text) for number, run in enumerate(runs)
+        ]
+        passages = _unique_handles(passages)
+        passages = [
+            replace(
+                one,
+                tokens=counter.count(
+                    before.format(one.local_handle) + inert_text(one.text, fmt) + after
+                ),
+            )
+            for one in passages
+        ]
+        block = render_passages(
+            record,
+            [RunText(one.local_handle, one.text, one.gap_before) for one in passages],
+            truncated=False,
+            fmt=fmt,
+        )
+        whole = len(runs) == 1 and units[runs[0][0]].whole and cut_text is None
+        relevance = max(one.relevance for one in passages)
+        blocks.append(
+            RecordBlock(record, block, counter.count(block), tuple(passages), relevance, whole)
+        )
+    blocks.sort(key=lambda block: (-block.relevance, block.record.id))
+    return blocks

@@ -1,0 +1,213 @@
+"""Choosing a question's passages: the most expected evidence per token that fits the budget.
+
+Units (:mod:`open_notebook.context._passages`) are chosen greedily by value per marginal token,
+the classic rule for a budgeted sum of values. A unit's marginal tokens are its text's plus what
+it adds to the rendering: a record's first unit pays for the record's label, a unit that does
+not continue a chosen neighbour pays for a passage handle and a gap marker, a unit next to a
+chosen one pays for its text only (so, as the budget grows, passages grow around what was chosen
+into the surrounding sentences before new places are opened).
+
+A unit adds nothing when it repeats a chosen one (same words, or a near-duplicate by word
+shingles) or when its value is far below the best unit's (``floor``): the context then stops
+short of the budget rather than fill it with text the question gives no reason for.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Final
+
+from open_notebook.context._model import Candidate
+from open_notebook.context._passages import Unit
+from open_notebook.context._text import jaccard, normalized_words, shingles
+
+# Units worth less than this share of the best unit's value are not offered room.
+DEFAULT_FLOOR: Final = 1 / 64
+
+
+class Reason(StrEnum):
+    """Why a unit is not in the context."""
+
+    BUDGET = "budget"
+    DUPLICATE_OF = "duplicate_of"
+    LOW_RELEVANCE = "low_relevance"
+
+
+class Stop(StrEnum):
+    """What ended the selection (the manifest says it)."""
+
+    BUDGET = "budget"
+    RELEVANCE_FLOOR = "relevance_floor"
+    CANDIDATES_EXHAUSTED = "candidates_exhausted"
+
+
+@dataclass(frozen=True, slots=True)
+class Costs:
+    """Tokens the rendering adds around unit texts (counted on the rendered parts)."""
+
+    unit: Callable[[Unit], int]
+    label: Callable[[Candidate], int]
+    handle: Callable[[Unit], int]
+    gap: int
+
+
+@dataclass(frozen=True, slots=True)
+class Picked:
+    """Chosen units (indices, in the order chosen) and why each other unit is not in.
+
+    ``duplicate_of`` maps a unit left out as a repeat to the chosen unit it repeats (to itself
+    when it repeats its record's label).
+    """
+
+    chosen: tuple[int, ...]
+    left_out: dict[int, Reason]
+    duplicate_of: dict[int, int]
+    stopped: Stop
+    # Each unit's tokens as sent (when the selection counted them).
+    tokens: tuple[int, ...] = ()
+
+
+@dataclass(slots=True)
+class _Seen:
+    """Texts chosen so far, to tell repeats."""
+
+    threshold: float | None
+    exact: dict[str, int] = field(default_factory=dict)
+    near: list[tuple[frozenset[int], int]] = field(default_factory=list)
+
+    def repeat_of(self, text: str) -> int | None:
+        key = " ".join(normalized_words(text))
+        found = self.exact.get(key)
+        if found is not None or self.threshold is None or self.threshold > 1.0:
+            return found
+        mine = shingles(text)
+        for theirs, index in self.near:
+            if jaccard(mine, theirs) >= self.threshold:
+                return index
+        return None
+
+    def add(self, text: str, index: int) -> None:
+        self.exact.setdefault(" ".join(normalized_words(text)), index)
+        if self.threshold is not None and self.threshold <= 1.0:
+            self.near.append((shingles(text), index))
+
+
+class _Layout:
+    """Who is next to whom: units of one record in text order, contiguous within a segment."""
+
+    def __init__(self, units: Sequence[Unit]) -> None:
+        self.left: list[int | None] = [None] * len(units)
+        self.right: list[int | None] = [None] * len(units)
+        self.mates: dict[str, list[int]] = {}
+        for index, unit in enumerate(units):
+            self.mates.setdefault(unit.record.id, []).append(index)
+        for members in self.mates.values():
+            members.sort(key=lambda index: (units[index].start, units[index].end))
+            for one, two in zip(members, members[1:], strict=False):
+                if units[one].segment == units[two].segment and not units[one].whole:
+                    self.right[one] = two
+                    self.left[two] = one
+
+
+def pick(
+    units: Sequence[Unit],
+    *,
+    budget: int,
+    costs: Costs,
+    floor: float = DEFAULT_FLOOR,
+    near_threshold: float | None = 0.8,
+    group_cap: int | None = None,
+) -> Picked:
+    """Choose units for ``budget`` tokens (as estimated from ``costs``; the caller counts the
+    rendered text and gives back what does not fit). ``group_cap`` bounds the tokens of one
+    source with its insights (or of one note)."""
+    layout = _Layout(units)
+    best = max((unit.value for unit in units), default=0.0)
+    left_out: dict[int, Reason] = {}
+    duplicate_of: dict[int, int] = {}
+    chosen: list[int] = []
+    picked: set[int] = set()
+    started: set[str] = set()
+    seen = _Seen(near_threshold)
+    tokens = [costs.unit(unit) for unit in units]
+
+    def cost(index: int) -> int:
+        unit = units[index]
+        if unit.record.id not in started:
+            return tokens[index] + costs.label(unit.record) + costs.handle(unit)
+        if layout.left[index] in picked or layout.right[index] in picked:
+            return tokens[index]
+        return tokens[index] + costs.handle(unit) + costs.gap
+
+    version = [0] * len(units)
+    heap: list[tuple[float, int, int]] = []
+
+    def offer(index: int) -> None:
+        version[index] += 1
+        # Ties: the higher value, then text order of the best chunks (deterministic).
+        ratio = units[index].value / max(1, cost(index))
+        heapq.heappush(heap, (-ratio, index, version[index]))
+
+    for index, unit in enumerate(units):
+        if unit.value < floor * best or unit.value <= 0:
+            left_out[index] = Reason.LOW_RELEVANCE
+        elif _in_label(unit):
+            # The record's label shows it already (a text that starts with its own title).
+            left_out[index] = Reason.DUPLICATE_OF
+            duplicate_of[index] = index
+        else:
+            offer(index)
+    room = budget
+    spent: dict[str, int] = {}
+    while heap:
+        _, index, stamp = heapq.heappop(heap)
+        if stamp != version[index] or index in picked:
+            continue
+        need = cost(index)
+        unit = units[index]
+        group = unit.record.group
+        if need > room or (group_cap is not None and spent.get(group, 0) + need > group_cap):
+            left_out[index] = Reason.BUDGET
+            continue
+        repeat = seen.repeat_of(unit.text)
+        if repeat is not None:
+            left_out[index] = Reason.DUPLICATE_OF
+            duplicate_of[index] = repeat
+            continue
+        seen.add(unit.text, index)
+        left_out.pop(index, None)
+        picked.add(index)
+        chosen.append(index)
+        room -= need
+        spent[group] = spent.get(group, 0) + need
+        first = unit.record.id not in started
+        started.add(unit.record.id)
+        changed = (
+            layout.mates[unit.record.id] if first else (layout.left[index], layout.right[index])
+        )
+        for other in changed:
+            if other is not None and other not in picked and other not in left_out:
+                offer(other)
+            elif other is not None and left_out.get(other) is Reason.BUDGET:
+                # Cheaper now (next to a chosen unit, or its record's label is paid): offered again.
+                del left_out[other]
+                offer(other)
+    return Picked(tuple(chosen), left_out, duplicate_of, _stop(left_out), tuple(tokens))
+
+
+def _in_label(unit: Unit) -> bool:
+    """Every word of the unit is in its record's title."""
+    found = set(normalized_words(unit.text))
+    return bool(found) and found <= set(normalized_words(unit.record.title))
+
+
+def _stop(left_out: dict[int, Reason]) -> Stop:
+    reasons = set(left_out.values())
+    if Reason.BUDGET in reasons:
+        return Stop.BUDGET
+    if Reason.LOW_RELEVANCE in reasons:
+        return Stop.RELEVANCE_FLOOR
+    return Stop.CANDIDATES_EXHAUSTED

@@ -1,0 +1,269 @@
+"""The candidates of a question's context: the sentences of the offered chunks, each with a value.
+
+The chunks offered are search hits (and, for records asked for by id, their chunks ranked by the
+question's terms), each with a rank, 1 being the best. A chunk's sentences are the units a context
+is made of: overlapping chunks share their sentences (the overlap is one unit, never sent twice),
+and a note or insight whose chunk is its whole text is one unit (it goes in whole or not at all).
+
+A unit's value estimates how likely it is to hold what the question asks for, from signals that
+do not depend on the scale of any score:
+
+* the chunk's prior, the mean of two rank-based opinions: ``1 / rank`` where search put it, and
+  ``1 / rank`` among the offered chunks by how much of the question's terms it holds (each term
+  weighted by its rarity among the candidate sentences, ``idf``, with BM25's analysis: stems,
+  stop words, CJK n-grams). Ranks survive any change of fusion, fused scores do not (reciprocal-
+  rank scores of the first and the fiftieth hit differ by less than a factor of two), and either
+  opinion alone lifts a chunk: search when the question's words are not the document's, the
+  question's terms when one of the fused retrievers is weak (MiniLM on Chinese text);
+* how the chunk's relevance spreads over its sentences: half in proportion to length (the chunk
+  as a whole was found relevant), half in proportion to the question's idf-weighted terms a
+  sentence holds. A term every candidate holds (the topic word) tells little.
+
+``value = type weight x max over its chunks (prior x share)``. Expected evidence per token is then
+``value / tokens``, which :mod:`open_notebook.context._evidence` maximizes within the budget.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from open_notebook.context._model import Candidate
+from open_notebook.search import WordTerms, words
+from open_notebook.segment import sentences
+
+# Half of a chunk's relevance follows its sentences' lengths, half the question's terms in them:
+# neither signal is trusted over the other.
+LENGTH_SHARE: Final = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class RankedChunk:
+    """A chunk offered to a question's context.
+
+    ``text`` is ``record text[start:end]``; ``rank`` is its place among the offered chunks (1 is
+    the best); ``whole`` marks a chunk that is all of a short record's text (a note or insight),
+    offered as one unit. ``chunk_id`` is ``None`` for a record stored without chunks.
+    """
+
+    record: Candidate
+    chunk_id: str | None
+    ord: int
+    start: int
+    end: int
+    text: str
+    rank: int
+    whole: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A sentence (or a whole short record) that may enter the context.
+
+    ``chunk`` is the offered chunk its value comes from; ``chunks`` every offered chunk holding
+    it. ``index`` orders the units of one record by position (``next_to`` tells contiguity).
+    """
+
+    record: Candidate
+    start: int
+    end: int
+    text: str
+    value: float
+    chunk: RankedChunk
+    chunks: tuple[RankedChunk, ...]
+    segment: int
+    whole: bool = False
+    # The record's text between the previous unit of the same segment and this one.
+    before: str = ""
+
+
+@dataclass(slots=True)
+class _Segment:
+    """Contiguous text of one record covered by overlapping offered chunks."""
+
+    start: int
+    end: int
+    text: str
+    chunks: list[RankedChunk]
+
+
+def _segments(chunks: Sequence[RankedChunk]) -> list[_Segment]:
+    """The chunks of one record merged where they overlap or touch, in text order."""
+    merged: list[_Segment] = []
+    for chunk in sorted(chunks, key=lambda one: (one.start, one.end, one.ord)):
+        last = merged[-1] if merged else None
+        if last is not None and chunk.start <= last.end:
+            if chunk.end > last.end:
+                last.text += chunk.text[last.end - chunk.start :]
+                last.end = chunk.end
+            last.chunks.append(chunk)
+        else:
+            merged.append(_Segment(chunk.start, chunk.end, chunk.text, [chunk]))
+    return merged
+
+
+def _spans(segment: _Segment) -> list[tuple[int, int]]:
+    return [(segment.start + a, segment.start + b) for a, b in sentences(segment.text)]
+
+
+@dataclass(slots=True)
+class _Draft:
+    record: Candidate
+    start: int
+    end: int
+    text: str
+    chunks: list[RankedChunk]
+    segment: int
+    whole: bool
+    before: str = ""
+    terms: frozenset[str] = frozenset()
+
+
+def _drafts(chunks: Sequence[RankedChunk]) -> list[_Draft]:
+    """Units without values, every record's in text order (records in order of best rank)."""
+    by_record: dict[str, list[RankedChunk]] = {}
+    for chunk in sorted(chunks, key=lambda one: one.rank):
+        by_record.setdefault(chunk.record.id, []).append(chunk)
+    drafts: list[_Draft] = []
+    segment_number = 0
+    for record_chunks in by_record.values():
+        whole = [one for one in record_chunks if one.whole]
+        if whole:
+            best = whole[0]
+            text = best.text.strip()
+            if text:
+                drafts.append(_Draft(best.record, best.start, best.end, text, whole, 0, True))
+            continue
+        for segment in _segments(record_chunks):
+            segment_number += 1
+            previous = segment.start
+            for start, end in _spans(segment):
+                holding = [one for one in segment.chunks if one.start < end and start < one.end]
+                offset = segment.start
+                drafts.append(
+                    _Draft(
+                        segment.chunks[0].record,
+                        start,
+                        end,
+                        segment.text[start - offset : end - offset],
+                        holding,
+                        segment_number,
+                        False,
+                        segment.text[previous - offset : start - offset],
+                    )
+                )
+                previous = end
+    return drafts
+
+
+def question_terms_in(texts: Sequence[str], question: frozenset[str]) -> list[frozenset[str]]:
+    """The question's terms each text holds (each distinct word analyzed once)."""
+    analyzer = WordTerms()
+    by_text = [set(words(text)) for text in texts]
+    matching: dict[str, tuple[str, ...]] = {}
+    for word, terms in analyzer.many(set().union(*by_text)).items():
+        found = tuple(term for term in terms if term in question)
+        if found:
+            matching[word] = found
+    return [
+        frozenset(term for word in found.intersection(matching) for term in matching[word])
+        for found in by_text
+    ]
+
+
+def term_scores(texts: Sequence[str], question: Iterable[str]) -> list[float]:
+    """Each text's sum of the idf of the question's terms it holds (idf among ``texts``): how a
+    record's chunks are ranked when no search ranked them."""
+    terms = frozenset(question)
+    held = question_terms_in(texts, terms)
+    idf = _idf(held, terms)
+    return [sum(idf.get(term, 0.0) for term in found) for found in held]
+
+
+def _analyze(drafts: list[_Draft], question: frozenset[str]) -> None:
+    for draft, terms in zip(
+        drafts, question_terms_in([d.text for d in drafts], question), strict=True
+    ):
+        draft.terms = terms
+
+
+def _idf(held: Sequence[frozenset[str]], question: frozenset[str]) -> dict[str, float]:
+    found = dict.fromkeys(question, 0)
+    for terms in held:
+        for term in terms:
+            found[term] += 1
+    count = len(held)
+    return {term: math.log1p(count / df) for term, df in found.items() if df}
+
+
+def units_of(
+    chunks: Sequence[RankedChunk], question: Iterable[str], *, type_weights: dict[str, float]
+) -> list[Unit]:
+    """The units of the offered chunks with their values.
+
+    ``question`` holds the question's terms (:func:`open_notebook.search.query_terms`);
+    ``type_weights`` the weight of each item type by its name, scaled so the largest is 1.
+    """
+    drafts = _drafts(chunks)
+    terms = frozenset(question)
+    _analyze(drafts, terms)
+    idf = _idf([draft.terms for draft in drafts], terms)
+    matched = [sum(idf.get(term, 0.0) for term in draft.terms) for draft in drafts]
+    # What each chunk holds: its units' lengths and term weights, to spread its relevance.
+    lengths: dict[int, float] = {}
+    weights: dict[int, float] = {}
+    for draft, match in zip(drafts, matched, strict=True):
+        for chunk in draft.chunks:
+            key = id(chunk)
+            lengths[key] = lengths.get(key, 0.0) + len(draft.text)
+            weights[key] = weights.get(key, 0.0) + match
+    held: dict[int, set[str]] = {}
+    for draft in drafts:
+        for chunk in draft.chunks:
+            held.setdefault(id(chunk), set()).update(draft.terms)
+    coverage = {key: sum(idf.get(term, 0.0) for term in found) for key, found in held.items()}
+    priors = _priors(chunks, coverage)
+    units: list[Unit] = []
+    for draft, match in zip(drafts, matched, strict=True):
+        best: tuple[float, RankedChunk] | None = None
+        for chunk in draft.chunks:
+            key = id(chunk)
+            share = _share(len(draft.text), match, lengths[key], weights[key])
+            value = share * priors[key]
+            if best is None or value > best[0]:
+                best = (value, chunk)
+        assert best is not None
+        weight = type_weights.get(draft.record.type.value, 1.0)
+        units.append(
+            Unit(
+                draft.record,
+                draft.start,
+                draft.end,
+                draft.text,
+                weight * best[0],
+                best[1],
+                tuple(sorted(draft.chunks, key=lambda one: one.rank)),
+                draft.segment,
+                draft.whole,
+                draft.before,
+            )
+        )
+    return units
+
+
+def _priors(chunks: Sequence[RankedChunk], coverage: dict[int, float]) -> dict[int, float]:
+    """Each chunk's prior: the mean of 1/rank by search and 1/rank by the question's terms
+    (idf-weighted coverage among the offered chunks; ties keep the search's order)."""
+    by_terms = sorted(chunks, key=lambda one: (-coverage.get(id(one), 0.0), one.rank))
+    lexical = {id(one): position for position, one in enumerate(by_terms, start=1)}
+    return {id(one): (1.0 / one.rank + 1.0 / lexical[id(one)]) / 2 for one in chunks}
+
+
+def _share(length: float, match: float, total_length: float, total_match: float) -> float:
+    """The part of its chunk's relevance a unit holds (the shares of a chunk's units add to 1)."""
+    by_length = length / total_length if total_length else 0.0
+    if total_match <= 0:
+        return by_length
+    return LENGTH_SHARE * by_length + (1.0 - LENGTH_SHARE) * match / total_match

@@ -1,0 +1,206 @@
+"""The output of a context build: the text to send, what is in it, and every decision.
+
+:meth:`ContextPayload.to_dict` is the seed's response (``sources``, ``notes``, ``insights``,
+``total_tokens``, ``total_items``, ``metadata``) plus ``rendered`` (exactly what ``total_tokens``
+counts), ``format``, ``manifest`` and ``passages``.
+
+A question's build lists its passages: each a contiguous span of one record's text with a stable
+citation handle (``source:KEY#c12``: the record, and the ord of the chunk the passage starts in)
+that maps back to the chunk id and the span, its relevance (0..1, the best candidate's is 1) and
+its tokens as rendered. A build without a question lists records only (``passages`` is empty).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from open_notebook.context._assemble import Assembly
+from open_notebook.context._blocks import Passage, RecordBlock
+from open_notebook.context._model import ItemType, Placed
+from open_notebook.context._query import PassageAssembly
+from open_notebook.context._render import PASSAGE_GAP_MARKDOWN
+from open_notebook.context._request import ContextRequest
+
+_GROUPS = {ItemType.SOURCE: "sources", ItemType.INSIGHT: "insights", ItemType.NOTE: "notes"}
+
+
+@dataclass(frozen=True, slots=True)
+class RecordEntry:
+    """One record in the context: ``content`` is its text as sent (its passages, joined by a gap
+    marker where text is left out), ``token_count`` its block's tokens (label included)."""
+
+    id: str
+    type: ItemType
+    title: str
+    content: str
+    parent_id: str | None
+    token_count: int
+    original_token_count: int | None
+    truncated: bool
+    duplicates: tuple[str, ...]
+    priority: float
+    relevance: float | None
+    handles: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": self.type.value,
+            "title": self.title,
+            "content": self.content,
+            "parent_id": self.parent_id,
+            "token_count": self.token_count,
+            "original_token_count": self.original_token_count,
+            "truncated": self.truncated,
+            "duplicates": list(self.duplicates),
+            "priority": self.priority,
+            "relevance": self.relevance,
+            "passages": list(self.handles),
+        }
+
+
+def passage_dict(passage: Passage) -> dict[str, Any]:
+    """A passage as the API, the CLI and the manifest's readers see it."""
+    return {
+        "handle": passage.handle,
+        "record_id": passage.record.id,
+        "record_type": passage.record.type.value,
+        "title": passage.record.title,
+        "chunk_id": passage.chunk_id,
+        "ord": passage.ord,
+        "char_start": passage.char_start,
+        "char_end": passage.char_end,
+        "text": passage.text,
+        "relevance": round(passage.relevance, 6),
+        "tokens": passage.tokens,
+        "chunks": list(passage.chunk_ids),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class ContextPayload:
+    """A built context (see the module docstring); ``records`` are in rendering order."""
+
+    request: ContextRequest
+    rendered: str
+    total_tokens: int
+    records: tuple[RecordEntry, ...]
+    passages: tuple[Passage, ...]
+    manifest: dict[str, Any]
+    content_hash: str
+    dropped_count: int
+    stopped: str | None = None
+
+    @property
+    def budget(self) -> int | None:
+        return self.request.max_tokens
+
+    @property
+    def record_ids(self) -> frozenset[str]:
+        """Records with text in the context."""
+        return frozenset(entry.id for entry in self.records)
+
+    def to_dict(self) -> dict[str, Any]:
+        groups: dict[str, list[dict[str, Any]]] = {"sources": [], "notes": [], "insights": []}
+        for entry in self.records:
+            groups[_GROUPS[entry.type]].append(entry.to_dict())
+        request = self.request
+        budget = self.budget
+        response: dict[str, Any] = {
+            **groups,
+            "total_tokens": self.total_tokens,
+            "total_items": len(self.records),
+            "rendered": self.rendered,
+            "format": request.fmt.value,
+            "manifest": self.manifest,
+            "passages": [passage_dict(one) for one in self.passages],
+            "metadata": {
+                "source_count": len(groups["sources"]),
+                "note_count": len(groups["notes"]),
+                "insight_count": len(groups["insights"]),
+                "passage_count": len(self.passages),
+                "dropped_count": self.dropped_count,
+                "truncated_count": sum(1 for entry in self.records if entry.truncated),
+                "budget": budget,
+                "budget_used": self.total_tokens / budget if budget else None,
+                "stopped": self.stopped,
+                "tokenizer": request.counter.name,
+                "query": request.query,
+                "per_source_max_tokens": request.per_source_cap,
+                "config": request.config.to_dict(),
+                "content_hash": self.content_hash,
+            },
+        }
+        if request.notebook_id is not None:
+            response["notebook_id"] = request.notebook_id
+        return response
+
+
+def _placed_entry(placed: Placed) -> RecordEntry:
+    candidate = placed.candidate
+    return RecordEntry(
+        id=candidate.id,
+        type=candidate.type,
+        title=candidate.title,
+        content=placed.body,
+        parent_id=candidate.parent_id,
+        token_count=placed.tokens,
+        original_token_count=placed.tokens_original,
+        truncated=placed.truncated,
+        duplicates=candidate.duplicates,
+        priority=candidate.priority,
+        relevance=candidate.relevance,
+    )
+
+
+def _block_entry(block: RecordBlock) -> RecordEntry:
+    record = block.record
+    parts: list[str] = []
+    for passage in block.passages:
+        if passage.gap_before:
+            parts.append(PASSAGE_GAP_MARKDOWN)
+        parts.append(passage.text)
+    return RecordEntry(
+        id=record.id,
+        type=record.type,
+        title=record.title,
+        content="\n".join(parts),
+        parent_id=record.parent_id,
+        token_count=block.tokens,
+        original_token_count=None,
+        truncated=not block.whole,
+        duplicates=(),
+        priority=record.type_weight * block.relevance,
+        relevance=block.relevance,
+        handles=tuple(passage.handle for passage in block.passages),
+    )
+
+
+def record_payload(request: ContextRequest, assembly: Assembly) -> ContextPayload:
+    """The payload of a build without a question."""
+    return ContextPayload(
+        request=request,
+        rendered=assembly.rendered,
+        total_tokens=assembly.total_tokens,
+        records=tuple(_placed_entry(one) for one in assembly.placed),
+        passages=(),
+        manifest=assembly.manifest,
+        content_hash=assembly.content_hash,
+        dropped_count=len(assembly.dropped),
+    )
+
+
+def passage_payload(request: ContextRequest, assembly: PassageAssembly) -> ContextPayload:
+    """The payload of a question's build."""
+    return ContextPayload(
+        request=request,
+        rendered=assembly.rendered,
+        total_tokens=assembly.total_tokens,
+        records=tuple(_block_entry(block) for block in assembly.blocks),
+        passages=assembly.passages,
+        manifest=assembly.manifest,
+        content_hash=assembly.content_hash,
+        dropped_count=len(assembly.manifest["dropped"]),
+        stopped=assembly.stopped.value,
+    )

@@ -1,0 +1,243 @@
+"""A question's context from ranked chunks: choose passages, render them under their records, count.
+
+Pure: the chunks (with their records) come in, the rendered text, the passage list and the
+manifest come out. Passages of one record sit under one label, in document order, each behind a
+handle naming the chunk it starts in (``[#c12]`` under ``[source:KEY]``, cited as
+``source:KEY#c12``), with a gap marker where the record's text is left out between two of them.
+Records follow the value of their best passage, so the strongest evidence comes first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from open_notebook.context._blocks import Passage, RecordBlock, blocks_of
+from open_notebook.context._evidence import DEFAULT_FLOOR, Costs, Picked, Reason, Stop, pick
+from open_notebook.context._model import Candidate, Dropped, RenderFormat
+from open_notebook.context._passage_manifest import manifest_hash, passage_manifest
+from open_notebook.context._passages import RankedChunk, Unit, units_of
+from open_notebook.context._render import SEPARATOR, inert_text, passage_parts, record_frame
+from open_notebook.errors import BudgetTooSmallError
+from open_notebook.tokens import TokenCounter
+
+# A passage cut to fit the room of a tiny budget keeps at least this many tokens of text.
+_MIN_CUT_TOKENS: Final = 4
+# Selections made in all: the first, then again with the room the first left (see below).
+_REFILLS: Final = 3
+_MIN_SLACK: Final = 8
+
+
+@dataclass(frozen=True, slots=True)
+class PassageAssembly:
+    rendered: str
+    total_tokens: int
+    blocks: tuple[RecordBlock, ...]
+    manifest: dict[str, Any]
+    content_hash: str
+    stopped: Stop
+
+    @property
+    def passages(self) -> tuple[Passage, ...]:
+        return tuple(passage for block in self.blocks for passage in block.passages)
+
+
+def _costs(counter: TokenCounter, fmt: RenderFormat) -> Costs:
+    before, after, gap = passage_parts(fmt)
+    separator = counter.count(SEPARATOR)
+    labels: dict[str, int] = {}
+    handles: dict[int, int] = {}
+
+    def label(record: Candidate) -> int:
+        found = labels.get(record.id)
+        if found is None:
+            opening, closing = record_frame(record, fmt, truncated=False)
+            found = counter.count(opening) + counter.count(closing) + separator
+            labels[record.id] = found
+        return found
+
+    def handle(unit: Unit) -> int:
+        found = handles.get(unit.chunk.ord)
+        if found is None:
+            # Two more characters for a ``.2`` suffix, should it be needed.
+            found = counter.count(before.format(f"#c{unit.chunk.ord}.2") + after)
+            handles[unit.chunk.ord] = found
+        return found
+
+    counted: dict[int, int] = {}
+
+    def unit_tokens(unit: Unit) -> int:
+        # One build offers a unit to several selections: counted once (keyed by the object,
+        # which lives as long as the build).
+        found = counted.get(id(unit))
+        if found is None:
+            found = counter.count(inert_text(unit.text, fmt))
+            counted[id(unit)] = found
+        return found
+
+    return Costs(unit_tokens, label, handle, counter.count(gap))
+
+
+def assemble_passages(
+    chunks: Sequence[RankedChunk],
+    question_terms: Iterable[str],
+    *,
+    counter: TokenCounter,
+    budget: int | None,
+    fmt: RenderFormat = RenderFormat.MARKDOWN,
+    type_weights: Mapping[str, float],
+    near_threshold: float | None = 0.8,
+    floor: float = DEFAULT_FLOOR,
+    group_cap: int | None = None,
+    pre_dropped: Sequence[Dropped] = (),
+) -> PassageAssembly:
+    """Choose, render and count a question's passages; list every offered chunk's fate.
+
+    Raises:
+        BudgetTooSmallError: chunks were offered but not even a few words of one fit.
+    """
+    units = units_of(chunks, question_terms, type_weights=_scaled(type_weights))
+    costs = _costs(counter, fmt)
+    best = max((unit.value for unit in units), default=0.0)
+    if budget is not None and units and _alone(units[_best_index(units)], costs) > budget:
+        # The best unit does not fit even alone: it is cut to fit rather than give its place to
+        # a less relevant one that happens to be shorter (unless not even its label fits).
+        with contextlib.suppress(BudgetTooSmallError):
+            cut = _cut_best(units, best, counter, fmt, budget)
+            return _assembled(chunks, units, best, pre_dropped, *cut)
+    limit = budget if budget is not None else sum(costs.unit(unit) for unit in units) * 2 + 1_000
+    fitted: _Fitted | None = None
+    for _ in range(_REFILLS):
+        picked = pick(
+            units,
+            budget=limit,
+            costs=costs,
+            floor=floor,
+            near_threshold=near_threshold,
+            group_cap=group_cap,
+        )
+        found = _fit(units, picked, best, counter, fmt, budget)
+        if fitted is None or found.value > fitted.value:
+            fitted = found
+        # Costs are charged part by part and come out a little high (a handle's suffix, a
+        # separator, tokens merged across a join): the room left is offered once more.
+        slack = (budget or 0) - found.total
+        if budget is None or slack < _MIN_SLACK or group_cap is not None:
+            break
+        limit += slack
+    assert fitted is not None
+    if not fitted.picked.chosen and units and budget is not None:
+        # Raises BudgetTooSmallError when not even the best unit's label fits.
+        cut = _cut_best(units, best, counter, fmt, budget)
+        return _assembled(chunks, units, best, pre_dropped, *cut)
+    return _assembled(
+        chunks,
+        units,
+        best,
+        pre_dropped,
+        fitted.blocks,
+        fitted.rendered,
+        fitted.total,
+        fitted.picked,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Fitted:
+    picked: Picked
+    blocks: list[RecordBlock]
+    rendered: str
+    total: int
+    value: float
+
+
+def _fit(
+    units: Sequence[Unit],
+    picked: Picked,
+    best: float,
+    counter: TokenCounter,
+    fmt: RenderFormat,
+    budget: int | None,
+) -> _Fitted:
+    """Render the chosen units and count them; while over budget, the least valuable goes."""
+    chosen = list(picked.chosen)
+    left_out = dict(picked.left_out)
+    while True:
+        blocks = blocks_of(units, chosen, best, counter, fmt)
+        rendered = SEPARATOR.join(block.block for block in blocks)
+        total = counter.count(rendered)
+        if budget is None or total <= budget or not chosen:
+            break
+        # The estimate missed by a few tokens (text joined across a boundary): the least
+        # valuable unit goes.
+        weakest = min(chosen, key=lambda index: (units[index].value, -index))
+        chosen.remove(weakest)
+        left_out[weakest] = Reason.BUDGET
+    value = sum(units[index].value for index in chosen)
+    picked = replace(picked, chosen=tuple(chosen), left_out=left_out)
+    return _Fitted(picked, blocks, rendered, total, value)
+
+
+def _alone(unit: Unit, costs: Costs) -> int:
+    """Estimated tokens of a context holding only ``unit``."""
+    return costs.unit(unit) + costs.label(unit.record) + costs.handle(unit)
+
+
+def _assembled(
+    chunks: Sequence[RankedChunk],
+    units: Sequence[Unit],
+    best: float,
+    pre_dropped: Sequence[Dropped],
+    blocks: list[RecordBlock],
+    rendered: str,
+    total: int,
+    picked: Picked,
+) -> PassageAssembly:
+    manifest = passage_manifest(chunks, units, blocks, picked, best, pre_dropped)
+    manifest["stopped"] = picked.stopped.value
+    return PassageAssembly(
+        rendered, total, tuple(blocks), manifest, manifest_hash(rendered, manifest), picked.stopped
+    )
+
+
+def _scaled(weights: Mapping[str, float]) -> dict[str, float]:
+    top = max(weights.values(), default=0.0)
+    return {name: (weight / top if top > 0 else 1.0) for name, weight in weights.items()}
+
+
+def _best_index(units: Sequence[Unit]) -> int:
+    return max(range(len(units)), key=lambda index: (units[index].value, -index))
+
+
+def _cut_best(
+    units: Sequence[Unit], best: float, counter: TokenCounter, fmt: RenderFormat, budget: int
+) -> tuple[list[RecordBlock], str, int, Picked]:
+    """The best unit cut to fit a budget that holds no whole unit (or not the best one)."""
+    index = _best_index(units)
+    unit = units[index]
+    empty = blocks_of(units, [index], best, counter, fmt, cut_text="")[0]
+    room = budget - empty.tokens
+    if room < _MIN_CUT_TOKENS:
+        raise BudgetTooSmallError(
+            f"a budget of {budget} tokens cannot hold even a few words of one passage "
+            f"({empty.tokens} tokens before any text); give a larger max_tokens",
+            field="max_tokens",
+        )
+    text = counter.truncate(unit.text, room).rstrip()
+    while True:
+        blocks = blocks_of(units, [index], best, counter, fmt, cut_text=text)
+        rendered = blocks[0].block
+        total = counter.count(rendered)
+        if total <= budget or not text:
+            break
+        text = counter.truncate(text, counter.count(text) - (total - budget)).rstrip()
+    if not text:
+        raise BudgetTooSmallError(
+            f"a budget of {budget} tokens cannot hold even a few words of one passage; "
+            "give a larger max_tokens",
+            field="max_tokens",
+        )
+    others = {other: Reason.BUDGET for other in range(len(units)) if other != index}
+    return blocks, rendered, total, Picked((index,), others, {}, Stop.BUDGET)

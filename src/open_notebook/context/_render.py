@@ -1,0 +1,152 @@
+"""Rendering of context blocks in Markdown or XML tags, each labelled with its citation id.
+
+Content is made inert: in Markdown a line of content cannot start a heading (so it cannot forge an
+item label), and in XML every ``<``, ``>`` and ``&`` is escaped (so ``</source>`` in a document
+cannot close the element) and attribute values are quoted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+from xml.sax.saxutils import escape, quoteattr
+
+from open_notebook.context._memo import ContextMemo
+from open_notebook.context._model import Candidate, ItemType, RenderFormat
+
+SEPARATOR: Final = "\n\n"
+GAP: Final = " … "
+TRUNCATED_NOTE: Final = " (truncated)"
+_HEADING_START: Final = re.compile(r"^([ \t]*)(#)", re.MULTILINE)
+_WHITESPACE: Final = re.compile(r"\s+")
+# Characters XML 1.0 forbids even escaped.
+_XML_FORBIDDEN: Final = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_TAGS: Final = {ItemType.SOURCE: "source", ItemType.INSIGHT: "insight", ItemType.NOTE: "note"}
+
+
+def _inert_markdown(body: str) -> str:
+    return _HEADING_START.sub(r"\1\\\2", body.strip())
+
+
+def _inert_xml(body: str) -> str:
+    return escape(_XML_FORBIDDEN.sub("", body.strip()))
+
+
+def _one_line(text: str) -> str:
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def _markdown_header(candidate: Candidate, truncated: bool) -> str:
+    title = _one_line(candidate.title).replace("[", "(").replace("]", ")")
+    header = f"### [{candidate.id}] {title}".rstrip()
+    if candidate.type is ItemType.INSIGHT and candidate.parent_id:
+        header += f" (insight on [{candidate.parent_id}])"
+    if truncated:
+        header += TRUNCATED_NOTE
+    return header
+
+
+def _markdown(candidate: Candidate, body: str, truncated: bool, memo: ContextMemo | None) -> str:
+    header = _markdown_header(candidate, truncated)
+    inert = (
+        _inert_markdown(body) if memo is None else memo.inert_markdown.get(body, _inert_markdown)
+    )
+    return f"{header}\n{inert}" if inert else header
+
+
+def _xml_open(candidate: Candidate, truncated: bool) -> str:
+    attributes = [f"id={quoteattr(candidate.id)}"]
+    title = _one_line(_XML_FORBIDDEN.sub("", candidate.title))
+    if title:
+        attributes.append(f"title={quoteattr(title)}")
+    if candidate.type is ItemType.INSIGHT and candidate.parent_id:
+        attributes.append(f"source={quoteattr(candidate.parent_id)}")
+    if truncated:
+        attributes.append('truncated="true"')
+    return f"<{_TAGS[candidate.type]} {' '.join(attributes)}>"
+
+
+def _xml(candidate: Candidate, body: str, truncated: bool, memo: ContextMemo | None) -> str:
+    inner = _inert_xml(body) if memo is None else memo.inert_xml.get(body, _inert_xml)
+    return f"{_xml_open(candidate, truncated)}\n{inner}\n</{_TAGS[candidate.type]}>"
+
+
+def render_block(
+    candidate: Candidate,
+    body: str,
+    *,
+    truncated: bool,
+    fmt: RenderFormat = RenderFormat.MARKDOWN,
+    memo: ContextMemo | None = None,
+) -> str:
+    """One item as it is sent: label (citation id, title) and its body (its inert form is
+    remembered in ``memo``: a long text is rendered again on every build that offers it)."""
+    if fmt is RenderFormat.XML:
+        return _xml(candidate, body, truncated, memo)
+    return _markdown(candidate, body, truncated, memo)
+
+
+def render_document(blocks: list[str]) -> str:
+    """The whole context text: blocks in order, separated by a blank line."""
+    return SEPARATOR.join(blocks)
+
+
+# Passages of a question's context: one label per record, then its passages in document order,
+# each behind its handle (``[#c12]``: chunk 12 of the record named by the label), and a gap
+# marker where text is left out between two of them.
+PASSAGE_GAP_MARKDOWN: Final = "…"
+PASSAGE_GAP_XML: Final = "<gap/>"
+
+
+@dataclass(frozen=True, slots=True)
+class RunText:
+    """One passage as rendered: its local handle (``#c12``), text, and whether text of the
+    record is left out right before it."""
+
+    handle: str
+    text: str
+    gap_before: bool = False
+
+
+def inert_text(text: str, fmt: RenderFormat) -> str:
+    """``text`` as it is sent in ``fmt`` (Markdown headings escaped, XML escaped)."""
+    if fmt is RenderFormat.XML:
+        return _inert_xml(text)
+    # Most sentences hold no "#": the heading pattern need not scan them.
+    return _inert_markdown(text) if "#" in text else text.strip()
+
+
+def passage_parts(fmt: RenderFormat) -> tuple[str, str, str]:
+    """What a passage adds besides its text (before it with a handle ``{}``, after it), and
+    what a gap marker adds: the pieces the selection charges before the final count."""
+    if fmt is RenderFormat.XML:
+        return '\n<passage ref="{}">', "</passage>", "\n" + PASSAGE_GAP_XML
+    return "\n[{}] ", "", "\n" + PASSAGE_GAP_MARKDOWN
+
+
+def record_frame(candidate: Candidate, fmt: RenderFormat, *, truncated: bool) -> tuple[str, str]:
+    """The label a record's passages sit under, and what closes the block."""
+    if fmt is RenderFormat.XML:
+        return _xml_open(candidate, truncated), f"\n</{_TAGS[candidate.type]}>"
+    return _markdown_header(candidate, truncated), ""
+
+
+def render_passages(
+    candidate: Candidate,
+    runs: Sequence[RunText],
+    *,
+    truncated: bool,
+    fmt: RenderFormat = RenderFormat.MARKDOWN,
+) -> str:
+    """One record's block: its label once, then its passages."""
+    opening, closing = record_frame(candidate, fmt, truncated=truncated)
+    before, after, gap = passage_parts(fmt)
+    parts = [opening]
+    for run in runs:
+        if run.gap_before:
+            parts.append(gap)
+        parts.append(before.format(run.handle) + inert_text(run.text, fmt) + after)
+    parts.append(closing)
+    return "".join(parts)

@@ -1,0 +1,31 @@
+"""Judging a candidate whose text is not read yet, from the token count stored with it.
+
+A context build reads texts only for candidates that could enter. While a candidate is unread,
+:func:`whole_bounds` gives a lower bound of its whole block's tokens (to prove it cannot fit) and
+an estimate (to plan which texts to read together). A wrong estimate costs one more round of
+reading; the lower bound decides, so it is kept well under the count it stands for.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from open_notebook.context._model import Candidate
+
+# Rendering strips the text's ends and escapes some characters, and BPE may merge across the
+# label/body boundary: a margin of a few tokens plus 1/16 covers both with room to spare.
+_MARGIN_TOKENS: Final = 4
+_MARGIN_SHARE: Final = 16
+# Without a stored count the length is all there is: ~4 characters per token plans the reads,
+# and nothing is proven beyond the label.
+_CHARS_PER_TOKEN: Final = 4
+
+
+def whole_bounds(candidate: Candidate, label: int) -> tuple[int, int]:
+    """``(lower bound, estimate)`` of the tokens of the candidate's whole block, given the
+    tokens of its label (its block with an empty body)."""
+    tokens = candidate.stored_tokens
+    if tokens is None:
+        return label, label + 1 + candidate.chars // _CHARS_PER_TOKEN
+    low = label + tokens - _MARGIN_TOKENS - tokens // _MARGIN_SHARE
+    return max(label, low), label + 1 + tokens

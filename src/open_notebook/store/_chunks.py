@@ -1,0 +1,228 @@
+"""Chunks: the searchable pieces of sources, notes and insights, with their vectors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from surrealdb import RecordID
+
+from open_notebook.db import record, records
+from open_notebook.domain import Chunk, RecordKind
+from open_notebook.ids import new_id, table_of
+from open_notebook.store._base import Repository, unique_ids
+from open_notebook.store._rows import ChunkRow, ParentChunks
+
+
+def chunk_documents(
+    parent_id: str, rows: Sequence[ChunkRow], *, source_id: str | None, notebook_id: str | None
+) -> list[dict[str, Any]]:
+    """Turn chunk rows of one parent into documents for ``INSERT INTO chunk``."""
+    kind = RecordKind.of_id(parent_id).value
+    documents = []
+    for row in rows:
+        document: dict[str, Any] = {
+            "parent": record(parent_id),
+            "kind": kind,
+            "ord": row.ord,
+            "text": row.text,
+            "token_count": row.token_count,
+            "char_start": row.char_start,
+            "char_end": row.char_end,
+            "heading_path": list(row.heading_path),
+        }
+        if source_id is not None:
+            document["source"] = record(source_id, "source")
+        if notebook_id is not None:
+            document["notebook"] = record(notebook_id, "notebook")
+        if row.embedding is not None:
+            # Stored as little-endian float32 bytes (0002_search.surql): the SDK decodes one bytes
+            # value much faster than an array of floats, and every read of a row carries it.
+            # `for_parents(with_embeddings=True)` turns the bytes back into floats.
+            document["embedding_f32"] = np.asarray(row.embedding, dtype="<f4").tobytes()
+            document["model_id"] = row.model_id
+            document["dim"] = row.dim if row.dim is not None else len(row.embedding)
+        documents.append(document)
+    return documents
+
+
+# The engine's time and memory for one transaction grow faster than its number of rows (thousands
+# of chunks take seconds and gigabytes). Above this many chunks, writes are staged in small
+# transactions under ids that no search scope reaches, then made visible by one small transaction.
+STAGE_ABOVE_CHUNKS = 64
+_STAGE_BATCH = 25
+
+_SWAP = """
+IF count(SELECT id FROM chunk WHERE parent IN $shadows) != $staged {
+    THROW "staged chunks of " + <string> $parents + " are incomplete";
+};
+DELETE chunk WHERE parent IN $parents;
+INSERT INTO chunk $documents RETURN NONE;
+FOR $move IN $moves {
+    UPDATE chunk SET parent = $move.parent, source = $move.source, notebook = $move.notebook
+        WHERE parent = $move.shadow RETURN NONE;
+};
+LET $sources = array::distinct(array::flatten([(
+    SELECT VALUE source FROM chunk WHERE parent IN $parents AND source != NONE)]));
+LET $nbs = array::distinct(array::concat(
+    (SELECT VALUE out FROM reference WHERE in IN $sources),
+    (SELECT VALUE notebook FROM chunk WHERE parent IN $parents AND notebook != NONE)));
+UPDATE array::concat($sources, array::filter($parents, |$p| record::tb($p) == 'note'))
+    SET chunks_stamp = fn::next_version(chunks_stamp ?? 0) RETURN NONE;
+UPDATE $nbs SET version = fn::next_version(version);
+IF $run != NONE { DELETE $run; };
+"""
+# Staging runs of other processes: an embedded database has one process, so any other owner's run
+# was killed; a server's run older than an hour is taken as dead (0010_staging.surql).
+_SWEEP = """
+LET $stale = SELECT VALUE id FROM staging
+    WHERE owner != $owner AND ($embedded OR created < time::now() - 1h);
+IF array::len($stale) > 0 {
+    DELETE chunk WHERE parent IN array::flatten((SELECT VALUE parents FROM $stale));
+    DELETE $stale;
+};
+"""
+
+
+def _staging_plan(
+    documents_by_parent: Mapping[str, list[dict[str, Any]]], stage: bool
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Staged copies under placeholder parents, and the moves that put them in place."""
+    if not stage:
+        return [], []
+    staged: list[dict[str, Any]] = []
+    moves: list[dict[str, Any]] = []
+    for parent_id, docs in documents_by_parent.items():
+        if not docs:
+            continue
+        shadow = record(new_id(table_of(parent_id)))
+        first = docs[0]
+        moves.append(
+            {
+                "shadow": shadow,
+                "parent": first["parent"],
+                "source": first.get("source"),
+                "notebook": first.get("notebook"),
+            }
+        )
+        for doc in docs:
+            copy = {key: value for key, value in doc.items() if key not in ("source", "notebook")}
+            staged.append({**copy, "parent": shadow})
+    return staged, moves
+
+
+class ChunkRepository(Repository):
+    table = "chunk"
+
+    async def get_many(self, ids: Sequence[str]) -> dict[str, Chunk]:
+        return await self._get_many(Chunk, ids)
+
+    async def for_parents(
+        self, parent_ids: Sequence[str], *, with_embeddings: bool = False
+    ) -> dict[str, list[Chunk]]:
+        """Chunks of each parent (source, note or insight) in reading order."""
+        wanted = unique_ids(parent_ids, None)
+        if not wanted:
+            return {}
+        columns = "*" if with_embeddings else "* OMIT embedding, embedding_f32"
+        rows = await self.db.query_one(
+            f"SELECT {columns} FROM chunk WHERE parent IN $parents ORDER BY parent, ord",
+            {"parents": records(wanted)},
+        )
+        result: dict[str, list[Chunk]] = {one: [] for one in wanted}
+        for row in rows or []:
+            packed = row.pop("embedding_f32", None)
+            if packed is not None and row.get("embedding") is None:
+                row["embedding"] = np.frombuffer(packed, dtype="<f4").tolist()
+        for chunk in self._records(Chunk, rows or []):
+            result[chunk.parent].append(chunk)
+        return result
+
+    async def replace(self, new: Mapping[str, ParentChunks]) -> None:
+        """Swap the chunks of many parents atomically (old ones stay until the swap commits).
+
+        Few new chunks go in with the swap. Many are first staged in small transactions under
+        placeholder parents that no search scope reaches (one large transaction is superlinear:
+        see ``STAGE_ABOVE_CHUNKS``), then the swap re-points them in one transaction. A failure
+        deletes the staged rows.
+        """
+        parents = list(new)
+        if not parents:
+            return
+        documents_by_parent = {
+            parent: chunk_documents(
+                parent, one.rows, source_id=one.source_id, notebook_id=one.notebook_id
+            )
+            for parent, one in new.items()
+        }
+        documents = [doc for docs in documents_by_parent.values() for doc in docs]
+        staged, moves = _staging_plan(documents_by_parent, len(documents) > STAGE_ABOVE_CHUNKS)
+        shadows = [move["shadow"] for move in moves]
+        run = await self.stage(shadows, staged) if staged else None
+        try:
+            await self.db.transaction(
+                _SWAP,
+                {
+                    "parents": records(parents),
+                    "documents": [] if staged else documents,
+                    "moves": moves,
+                    "shadows": shadows,
+                    "staged": len(staged),
+                    "run": run,
+                },
+            )
+        except BaseException:
+            if run is not None:
+                await self.unstage(run, shadows)
+            raise
+
+    async def stage(
+        self, parents: Sequence[RecordID], documents: Sequence[dict[str, Any]]
+    ) -> RecordID:
+        """Insert chunk documents (under ``parents``) ahead of the transaction that shows them.
+
+        The run is recorded first, so rows a killed process leaves behind are found and deleted
+        by the next run (after the stale runs of others are cleared). The transaction that shows
+        the rows deletes ``DELETE $run``; a failure calls :meth:`unstage`.
+        """
+        await self.db.transaction(_SWEEP, {"owner": self.db.session, "embedded": self.db.embedded})
+        run = RecordID("staging", new_id("staging").split(":", 1)[1])
+        await self.db.query(
+            "CREATE $run SET parents = $parents, owner = $owner RETURN NONE",
+            {"run": run, "parents": list(parents), "owner": self.db.session},
+        )
+        try:
+            await self.insert_in_batches(documents)
+        except BaseException:
+            await self.unstage(run, parents)
+            raise
+        return run
+
+    async def unstage(self, run: RecordID, parents: Sequence[RecordID]) -> None:
+        """Delete a staging run's rows and its record (the write it was for failed)."""
+        await self.db.transaction(
+            "DELETE chunk WHERE parent IN $parents; DELETE $run;",
+            {"run": run, "parents": list(parents)},
+        )
+
+    async def insert_in_batches(self, documents: Sequence[dict[str, Any]]) -> None:
+        """Insert chunk documents in small transactions of their own (see STAGE_ABOVE_CHUNKS).
+
+        Rows that no scope reaches yet go through :meth:`stage`, so a crash leaves none behind.
+        """
+        # Sequential on purpose: the point is many small transactions, one after the other.
+        for start in range(0, len(documents), _STAGE_BATCH):
+            batch = list(documents[start : start + _STAGE_BATCH])
+            await self.db.transaction("INSERT INTO chunk $batch RETURN NONE;", {"batch": batch})
+
+    async def embedding_models(self) -> dict[str, int]:
+        """How many chunks carry vectors of each embedding model id."""
+        rows = await self.db.query_one(
+            "SELECT model_id, count() AS n FROM chunk WHERE model_id != NONE GROUP BY model_id"
+        )
+        return {row["model_id"]: int(row["n"]) for row in rows or []}
+
+    async def count(self) -> int:
+        rows = await self.db.query_one("SELECT count() AS n FROM chunk GROUP ALL")
+        return int(rows[0]["n"]) if rows else 0
