@@ -54,12 +54,20 @@ class FusionMethod(StrEnum):
     RRF = "rrf"
 
 
+class LowCoverage(StrEnum):
+    """What an answer does when no passage of its context matches the question."""
+
+    WARN = "warn"  # answer, and say first that the notebook does not cover the question
+    REFUSE = "refuse"  # do not ask the model; say that the notebook does not cover it
+
+
 # What each closed set is called in an error message.
 _CHOICES: Final[dict[str, tuple[type[StrEnum], str]]] = {
     "embedding_provider": (EmbeddingProvider, "a known embedding provider"),
     "llm_provider": (LlmProvider, "a known language model provider"),
     "tokenizer": (Tokenizer, "a known tokenizer"),
     "search_fusion": (FusionMethod, "a fusion method"),
+    "low_coverage": (LowCoverage, "a low-coverage policy"),
 }
 _DATABASE_SCHEMES: Final = (
     "mem",
@@ -119,6 +127,11 @@ class Settings(BaseSettings):
     llm_context_window: int | None = Field(default=None, ge=512)
     llm_answer_tokens: int = Field(default=256, ge=16)
     tokenizer: Tokenizer = Tokenizer.O200K_BASE
+    low_coverage: LowCoverage = Field(
+        default=LowCoverage.WARN,
+        description="warn | refuse: when no passage matches the question, answer with a "
+        "warning that the notebook does not cover it, or do not answer",
+    )
 
     # Search
     search_fusion: FusionMethod = Field(

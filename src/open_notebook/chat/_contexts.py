@@ -1,4 +1,5 @@
-"""The default context factories: a source's own context, or a notebook searched by the question.
+"""The context strategies of a chat turn: a notebook searched with the question, or one source's
+passages that match the question.
 
 The context builder and search modules are imported when a chat runs, not when this module is
 imported: the chat service must load (and report a clear error) even if retrieval is broken.
@@ -6,8 +7,7 @@ imported: the chat service must load (and report a clear error) even if retrieva
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
@@ -16,28 +16,61 @@ from open_notebook.store import Store
 from open_notebook.tokens import get_token_counter
 
 if TYPE_CHECKING:
+    from open_notebook.context import Candidate, ContextPayload
     from open_notebook.search import SearchService
 
 
 def source_context_factory(store: Store, settings: Settings) -> ContextFactory:
-    """Context of one source: its full text and its insights, fitted to a budget."""
+    """Context of one source for a question: its passages and insights that match it.
+
+    A turn has a question, so the build is a question's build restricted to the source: its
+    chunks ranked by the question's terms, its insights offered whole, chosen by evidence per
+    token. The answer can cite passages, and a source longer than the budget keeps what the
+    question is about instead of its opening (a build without a question would keep its
+    leading sentences and give no passages to cite).
+    """
     counter = get_token_counter(settings.tokenizer)
 
     def for_source(source_id: str, question: str) -> ContextBuild:
-        del question  # the whole source is the subject; a query would switch to search
+        insights: list[Candidate] | None = None
 
-        async def build(budget: int) -> Mapping[str, Any]:
+        async def build(budget: int) -> ContextPayload:
             from open_notebook.context import ContextRequest, build_context
 
+            nonlocal insights
+            if insights is None:  # read once per turn, however many builds fitting takes
+                insights = await _insight_items(store, source_id)
             request = ContextRequest(
-                source_ids=(source_id,), include_insights=True, budget=budget, counter=counter
+                source_ids=(source_id,),
+                query=question,
+                include_insights=True,
+                budget=budget,
+                counter=counter,
+                items=tuple(insights),
             )
-            payload = await build_context(request, reader=store.context)
-            return payload.to_dict()
+            return await build_context(request, reader=store.context)
 
         return build
 
     return for_source
+
+
+async def _insight_items(store: Store, source_id: str) -> list[Candidate]:
+    from open_notebook.context import Candidate, ContextConfig, ItemType
+
+    weight = ContextConfig().priority_weights[ItemType.INSIGHT.value]
+    found = await store.sources.insights_for([source_id])
+    return [
+        Candidate(
+            one.id,
+            ItemType.INSIGHT,
+            one.insight_type,
+            one.content,
+            parent_id=source_id,
+            type_weight=weight,
+        )
+        for one in found.get(source_id, [])
+    ]
 
 
 def notebook_context_factory(
@@ -55,7 +88,7 @@ def notebook_context_factory(
     found = searcher
 
     def for_notebook(notebook_id: str, question: str) -> ContextBuild:
-        async def build(budget: int) -> Mapping[str, Any]:
+        async def build(budget: int) -> ContextPayload:
             from open_notebook.context import ContextRequest, build_context
 
             request = ContextRequest(
@@ -64,8 +97,7 @@ def notebook_context_factory(
                 budget=budget,
                 counter=get_token_counter(settings.tokenizer),
             )
-            payload = await build_context(request, reader=store.context, searcher=found)
-            return payload.to_dict()
+            return await build_context(request, reader=store.context, searcher=found)
 
         return build
 

@@ -1,12 +1,32 @@
-"""What a chat call streams: text deltas, then one final event with the checked result."""
+"""What a chat call streams: whether the notebook covers the question, text deltas, then one
+final event with the checked, attributed answer."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from open_notebook.llm import Citation
+from open_notebook.llm import AttributedSentence, Citation, NumberedPassage
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageEvent:
+    """Sent before the answer: ``low`` when no passage of the context matches the question;
+    ``notice`` is what to tell the reader then."""
+
+    coverage: str
+    score: float
+    notice: str | None = None
+    type: Literal["coverage"] = "coverage"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "coverage": self.coverage,
+            "score": self.score,
+            "notice": self.notice,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +42,13 @@ class TokenEvent:
 
 @dataclass(frozen=True, slots=True)
 class DoneEvent:
-    """The whole answer with its citations checked against the context that was sent."""
+    """The whole answer: its sentences, each attributed to the passage that supports it or
+    flagged ``unsupported``; the records it cites, checked against the context that was sent.
+
+    ``passages``: every passage the model saw, numbered as in the prompt (``reused``: the
+    numbers of those an earlier turn of the kept history showed, not sent again). ``coverage`` is ``low`` when no passage matched
+    the question (``notice`` then says so).
+    """
 
     answer: str
     citations: tuple[Citation, ...]
@@ -32,13 +58,34 @@ class DoneEvent:
     model_id: str
     type: Literal["done"] = "done"
     context_tokens: int = 0
-    context: str = ""  # the rendered context exactly as it was sent to the model
+    context: str = ""  # the context exactly as it was sent to the model
+    sentences: tuple[AttributedSentence, ...] = ()
+    passages: tuple[NumberedPassage, ...] = ()
+    reused: frozenset[int] = field(default_factory=frozenset)
+    coverage: str = "ok"
+    coverage_score: float = 0.0
+    notice: str | None = None
+
+    @property
+    def cited_passages(self) -> list[NumberedPassage]:
+        """The passages the sentences cite, in order of first citation."""
+        found: dict[int, NumberedPassage] = {}
+        for sentence in self.sentences:
+            for one in sentence.citations:
+                if one.passage is not None and one.status.value == "valid":
+                    found.setdefault(one.passage.number, one.passage)
+        return list(found.values())
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "type": self.type,
             "answer": self.answer,
+            "coverage": self.coverage,
+            "coverage_score": round(self.coverage_score, 4),
+            "notice": self.notice,
+            "sentences": [one.as_dict() for one in self.sentences],
             "citations": [citation.as_dict() for citation in self.citations],
+            "passages": _passages(self.passages, self.reused),
             "manifest": dict(self.manifest),
             "plan": dict(self.plan),
             "session_id": self.session_id,
@@ -48,4 +95,8 @@ class DoneEvent:
         }
 
 
-ChatEvent = TokenEvent | DoneEvent
+def _passages(passages: Sequence[NumberedPassage], reused: frozenset[int]) -> list[dict[str, Any]]:
+    return [{**one.as_dict(), "reused": one.number in reused} for one in passages]
+
+
+ChatEvent = CoverageEvent | TokenEvent | DoneEvent

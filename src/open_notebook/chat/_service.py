@@ -1,4 +1,4 @@
-"""The chat service the HTTP and CLI layers call: validate, run a graph, stream events."""
+"""The chat service the HTTP and CLI layers call: validate, run the graph, stream events."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from functools import cache
 from typing import Any
 
 from open_notebook.chat._contexts import notebook_context_factory, source_context_factory
-from open_notebook.chat._events import ChatEvent, DoneEvent, TokenEvent
+from open_notebook.chat._events import ChatEvent, CoverageEvent, DoneEvent, TokenEvent
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
 from open_notebook.errors import InvalidInputError
@@ -17,13 +17,15 @@ from open_notebook.graphs import (
     ChatSessions,
     ChatState,
     CompiledGraph,
+    NOT_COVERED,
+    WARNING,
     ContextFactory,
     FittedContext,
     SessionKind,
     build_notebook_ask_graph,
     build_source_chat_graph,
 )
-from open_notebook.llm import LanguageModel, TokenPlan
+from open_notebook.llm import Coverage, CoverageCheck, LanguageModel, SupportScorer, TokenPlan
 from open_notebook.store import Store
 
 
@@ -39,7 +41,8 @@ async def ask_notebook(
     max_context_tokens: int | None = None,
     context: ContextFactory | None = None,
 ) -> AsyncIterator[ChatEvent]:
-    """Answer ``question`` from the notebook: ``token`` events, then one ``done`` event.
+    """Answer ``question`` from the notebook: a ``coverage`` event, ``token`` events, then one
+    ``done`` event with the attributed sentences.
 
     ``context`` replaces the default retrieval (hybrid search + budgeted context) when given.
 
@@ -59,7 +62,8 @@ async def ask_notebook(
         session_id=session_id,
         max_context_tokens=_max_context(max_context_tokens),
     )
-    async for event in _run(_notebook_ask_graph(), state, store, llm, settings, factory):
+    graph = _notebook_ask_graph()
+    async for event in _run(graph, state, store, embedder, llm, settings, factory):
         yield event
 
 
@@ -70,11 +74,14 @@ async def chat_with_source(
     *,
     source_id: str,
     question: str,
+    embedder: Embedder | None = None,
     session_id: str | None = None,
     max_context_tokens: int | None = None,
     context: ContextFactory | None = None,
 ) -> AsyncIterator[ChatEvent]:
-    """Answer ``question`` from one source (its text and insights), keeping the conversation.
+    """Answer ``question`` from one source (its passages and insights that match the question),
+    keeping the conversation. Without an ``embedder``, sentences are attributed by the words
+    they share with passages alone.
 
     Raises: as :func:`ask_notebook`, with NotFoundError for a missing source.
     """
@@ -88,7 +95,8 @@ async def chat_with_source(
         session_id=session_id,
         max_context_tokens=_max_context(max_context_tokens),
     )
-    async for event in _run(_source_chat_graph(), state, store, llm, settings, factory):
+    graph = _source_chat_graph()
+    async for event in _run(graph, state, store, embedder, llm, settings, factory):
         yield event
 
 
@@ -96,6 +104,7 @@ async def _run(
     graph: CompiledGraph,
     state: ChatState,
     store: Store,
+    embedder: Embedder | None,
     llm: LanguageModel,
     settings: Settings,
     factory: ContextFactory,
@@ -106,13 +115,19 @@ async def _run(
         llm=llm,
         sessions=ChatSessions(store.db),
         context=factory,
+        scorer=SupportScorer(embedder),
         answer_tokens=settings.llm_answer_tokens,
+        low_coverage=settings.low_coverage,
     )
     final: Mapping[str, Any] = {}
     config: Any = {"configurable": {"deps": deps}}
     async for mode, chunk in graph.astream(state, config, stream_mode=["custom", "values"]):
         if mode == "custom" and isinstance(chunk, Mapping):
-            yield TokenEvent(str(chunk["token"]))
+            if "token" in chunk:
+                yield TokenEvent(str(chunk["token"]))
+            elif "coverage" in chunk:
+                found = chunk["coverage"]
+                yield CoverageEvent(found["coverage"], found["score"], found["notice"])
         elif mode == "values" and isinstance(chunk, Mapping):
             final = chunk
     yield _done(final, llm)
@@ -132,11 +147,18 @@ def _source_chat_graph() -> CompiledGraph:
 def _done(final: Mapping[str, Any], llm: LanguageModel) -> DoneEvent:
     plan: TokenPlan | None = final.get("plan")
     context: FittedContext | None = final.get("context")
+    coverage: CoverageCheck | None = final.get("coverage")
     plan_dict = plan.as_dict() if plan else {}
     plan_dict["request_tokens"] = int(final.get("request_tokens") or 0)
     plan_dict["context_tokens"] = context.model_tokens if context else 0
+    plan_dict["reused_tokens"] = context.reused_tokens if context else 0
     # Builds needed to fit the model's own count (1 when the builder's tokenizer agreed).
     plan_dict["context_attempts"] = context.attempts if context else 0
+    sent = {one.number for one in context.prompt.sent} if context else set()
+    visible = tuple(final.get("seen") or ())
+    notice = None
+    if coverage is not None and coverage.coverage is Coverage.LOW:
+        notice = NOT_COVERED if final.get("refused") else WARNING
     return DoneEvent(
         answer=str(final.get("answer") or ""),
         citations=tuple(final.get("citations") or ()),
@@ -146,6 +168,12 @@ def _done(final: Mapping[str, Any], llm: LanguageModel) -> DoneEvent:
         model_id=llm.model_id,
         context_tokens=context.model_tokens if context else 0,
         context=context.rendered if context else "",
+        sentences=tuple(final.get("sentences") or ()),
+        passages=visible,
+        reused=frozenset(one.number for one in visible if one.number not in sent),
+        coverage=coverage.coverage.value if coverage else Coverage.LOW.value,
+        coverage_score=coverage.score if coverage else 0.0,
+        notice=notice,
     )
 
 

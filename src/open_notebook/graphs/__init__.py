@@ -1,20 +1,26 @@
-"""LangGraph chat graphs (source chat, notebook ask), their shared state and session storage."""
+"""The LangGraph chat graph (one turn: plan, context, coverage, answer, attribution), its state,
+the context strategies' seam and session storage."""
 
 from open_notebook.graphs._common import (
+    NOT_COVERED,
+    WARNING,
     ChatDeps,
     ChatState,
     CompiledGraph,
     ContextFactory,
+    build_chat_graph,
     existing_ids,
 )
 from open_notebook.graphs._context import ContextBuild, FittedContext, fit_context
-from open_notebook.graphs._prompt import SYSTEM_PROMPT, frame
-from open_notebook.graphs._sessions import ChatSessions, SessionKind, StoredMessage
+from open_notebook.graphs._prompt import SYSTEM_PROMPT, frame, user_turn
+from open_notebook.graphs._sessions import ChatSessions, SessionKind, StoredMessage, Turn
 from open_notebook.graphs.notebook_ask import build_notebook_ask_graph
 from open_notebook.graphs.source_chat import build_source_chat_graph
 
 __all__ = [
+    "NOT_COVERED",
     "SYSTEM_PROMPT",
+    "WARNING",
     "ChatDeps",
     "ChatSessions",
     "ChatState",
@@ -24,9 +30,12 @@ __all__ = [
     "FittedContext",
     "SessionKind",
     "StoredMessage",
+    "Turn",
+    "build_chat_graph",
     "build_notebook_ask_graph",
     "build_source_chat_graph",
     "existing_ids",
     "fit_context",
     "frame",
+    "user_turn",
 ]

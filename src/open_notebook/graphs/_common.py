@@ -1,4 +1,9 @@
-"""State, dependencies and the nodes both chat graphs share (plan, answer, cite, persist)."""
+"""State, dependencies and the nodes of a grounded chat turn.
+
+load session → plan tokens → build context → check coverage → answer (streamed) → attribute
+→ persist. What differs between chatting with a notebook and with one source is the context
+strategy (:data:`ContextFactory`), not the graph.
+"""
 
 from __future__ import annotations
 
@@ -6,25 +11,37 @@ import asyncio
 import itertools
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from open_notebook.config import LowCoverage
 from open_notebook.graphs._context import ContextBuild, FittedContext, empty_context, fit_context
 from open_notebook.graphs._prompt import frame
-from open_notebook.graphs._sessions import ChatSessions, SessionKind, StoredMessage
+from open_notebook.graphs._sessions import ChatSessions, SessionKind, StoredMessage, Turn
 from open_notebook.llm import (
+    MIN_CONTEXT_TOKENS,
+    AttributedSentence,
     ChatMessage,
     Citation,
+    CitationIndex,
+    CitedBy,
+    Coverage,
+    CoverageCheck,
     LanguageModel,
+    NumberedPassage,
     Role,
+    SupportScorer,
     TokenPlan,
+    attribute,
     check_citations,
+    check_coverage,
     check_request_fits,
-    parse_citations,
+    number_passages,
+    parse_marks,
     plan_budget,
     unresolved,
 )
@@ -33,6 +50,15 @@ from open_notebook.store import Store
 # (target id, question) -> a build function taking a token budget.
 ContextFactory = Callable[[str, str], ContextBuild]
 CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
+
+NOT_COVERED: Final = (
+    "The notebook does not cover this question: none of its passages matches it well enough "
+    "to answer from."
+)
+WARNING: Final = (
+    "The notebook does not seem to cover this question: none of its passages matches it well. "
+    "The answer below is not grounded in your sources."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +69,9 @@ class ChatDeps:
     llm: LanguageModel
     sessions: ChatSessions
     context: ContextFactory
+    scorer: SupportScorer
     answer_tokens: int = 256
+    low_coverage: LowCoverage = LowCoverage.WARN
 
 
 @dataclass
@@ -55,13 +83,40 @@ class ChatState:
     kind: SessionKind
     session_id: str | None = None
     max_context_tokens: int | None = None
-    history: list[ChatMessage] = field(default_factory=list)
-    kept_history: list[ChatMessage] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
+    kept: int = 0  # newest turns kept in the request
     plan: TokenPlan | None = None
     context: FittedContext | None = None
+    seen: tuple[NumberedPassage, ...] = ()  # every passage the model sees in this request
+    coverage: CoverageCheck | None = None
+    refused: bool = False
     request_tokens: int = 0
     answer: str = ""
     citations: list[Citation] = field(default_factory=list)
+    sentences: tuple[AttributedSentence, ...] = ()
+
+    @property
+    def kept_turns(self) -> list[Turn]:
+        return self.turns[len(self.turns) - self.kept :] if self.kept else []
+
+    @property
+    def history(self) -> list[ChatMessage]:
+        return [message for turn in self.kept_turns for message in turn.messages()]
+
+    @property
+    def shown(self) -> list[NumberedPassage]:
+        """Passages whose text the kept history holds."""
+        return [one for turn in self.kept_turns for one in turn.passages]
+
+
+def seen_passages(
+    shown: Sequence[NumberedPassage], sent: Sequence[NumberedPassage]
+) -> tuple[NumberedPassage, ...]:
+    """The passages of the kept history and of this turn, once each (this turn's first)."""
+    seen: dict[int, NumberedPassage] = {one.number: one for one in sent}
+    for one in shown:
+        seen.setdefault(one.number, one)
+    return tuple(seen.values())
 
 
 def deps_of(config: RunnableConfig) -> ChatDeps:
@@ -72,16 +127,16 @@ def deps_of(config: RunnableConfig) -> ChatDeps:
 
 
 async def load_session(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
-    """Check the given session belongs to the target and read its earlier messages.
+    """Check the given session belongs to the target and read its earlier turns.
 
     A new conversation gets its session only in :func:`persist`, so a failed first answer
     leaves no empty session behind.
     """
     if state.session_id is None:
-        return {"history": []}
+        return {"turns": []}
     deps = deps_of(config)
     session_id = await deps.sessions.open(state.session_id, kind=state.kind, target=state.target)
-    return {"session_id": session_id, "history": await deps.sessions.history(session_id)}
+    return {"session_id": session_id, "turns": await deps.sessions.turns(session_id)}
 
 
 async def plan_tokens(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
@@ -95,30 +150,63 @@ async def plan_tokens(state: ChatState, *, config: RunnableConfig) -> dict[str, 
         lambda: plan_budget(
             deps.llm,
             frame=framed,
-            history=state.history,
+            turns=[turn.messages() for turn in state.turns],
             answer_tokens=deps.answer_tokens,
             max_context_tokens=state.max_context_tokens,
         )
     )
-    return {"plan": plan, "kept_history": kept}
+    return {"plan": plan, "kept": kept}
 
 
 async def build_context(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
-    """Build the target's context within the planned budget (in the model's tokens)."""
+    """Build the target's context within the planned budget (in the model's tokens); passages
+    the kept history shows are named by number, not sent again."""
     deps = deps_of(config)
     assert state.plan is not None
-    if state.plan.context_budget <= 0:
-        return {"context": empty_context()}
-    build = deps.context(state.target, state.question)
-    fitted = await fit_context(build, deps.llm, state.plan.context_budget)
-    return {"context": fitted}
+    if state.plan.context_budget < MIN_CONTEXT_TOKENS // 2:
+        return {"context": empty_context(), "seen": seen_passages(state.shown, ())}
+    shown = state.shown
+    known = [one for turn in state.turns for one in turn.passages]
+    history = state.history
+
+    def request_tokens(context: str) -> int:
+        return deps.llm.count_messages(frame(state.question, history, context))
+
+    fitted = await fit_context(
+        deps.context(state.target, state.question),
+        lambda payload: number_passages(payload.passages, shown=shown, known=known),
+        deps.llm,
+        state.plan.context_budget,
+        request_tokens=request_tokens,
+        limit=deps.llm.context_window - deps.answer_tokens,
+    )
+    return {"context": fitted, "seen": seen_passages(shown, fitted.prompt.sent)}
+
+
+async def check_question_coverage(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
+    """Judge whether this turn's passages cover the question; say so before any answer."""
+    deps = deps_of(config)
+    prompt = (state.context or empty_context()).prompt
+    check = await asyncio.to_thread(check_coverage, state.question, prompt.visible, deps.scorer)
+    refused = check.coverage is Coverage.LOW and deps.low_coverage is LowCoverage.REFUSE
+    write = get_stream_writer()
+    notice = None
+    if check.coverage is Coverage.LOW:
+        notice = NOT_COVERED if refused else WARNING
+    write({"coverage": {**check.as_dict(), "notice": notice}})
+    if refused:
+        write({"token": NOT_COVERED})
+        return {"coverage": check, "refused": True, "answer": NOT_COVERED}
+    return {"coverage": check}
 
 
 async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
     """Send the framed request and stream the answer's deltas to the caller as they come."""
+    if state.refused:
+        return {}
     deps = deps_of(config)
     context = state.context or empty_context()
-    messages = frame(state.question, state.kept_history, context.rendered)
+    messages = frame(state.question, state.history, context.rendered)
     used = await asyncio.to_thread(check_request_fits, deps.llm, messages, deps.answer_tokens)
     write = get_stream_writer()
     parts: list[str] = []
@@ -128,13 +216,48 @@ async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any
     return {"answer": "".join(parts).strip(), "request_tokens": used}
 
 
-async def cite(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
-    """Check every cited id against the manifest, then the store for the rest (batched)."""
+async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
+    """Check every citation the model wrote and attribute every sentence to a passage."""
+    if state.refused:
+        return {"sentences": (), "citations": []}
     deps = deps_of(config)
-    cited = parse_citations(state.answer)
-    manifest = (state.context or empty_context()).manifest
-    existing = await existing_ids(deps.store, unresolved(cited, manifest))
-    return {"citations": check_citations(cited, manifest, existing)}
+    context = state.context or empty_context()
+    named = _named_records(state.answer)
+    manifest = context.manifest
+    existing = await existing_ids(deps.store, unresolved(named, manifest))
+    checked = check_citations(named, manifest, existing)
+    index = CitationIndex(
+        visible=state.seen,
+        known=[one for turn in state.turns for one in turn.passages],
+        records={one.id: one.status for one in checked},
+    )
+    sentences = await asyncio.to_thread(attribute, state.answer, index, deps.scorer)
+    return {"sentences": sentences, "citations": _record_citations(sentences, index)}
+
+
+def _named_records(answer: str) -> dict[str, int]:
+    named: dict[str, int] = {}
+    for mark in parse_marks(answer):
+        for ref in mark.refs:
+            if ref.record_id is not None:
+                named[ref.record_id] = named.get(ref.record_id, 0) + 1
+    return named
+
+
+def _record_citations(
+    sentences: Sequence[AttributedSentence], index: CitationIndex
+) -> list[Citation]:
+    """The records the model cited (by number, handle or id), each checked once: ``valid`` when
+    the model saw some passage of it."""
+    counts: dict[str, int] = {}
+    for sentence in sentences:
+        for one in sentence.citations:
+            if one.by is not CitedBy.MODEL:
+                continue
+            record = one.passage.record_id if one.passage is not None else one.record_id
+            if record is not None:
+                counts[record] = counts.get(record, 0) + 1
+    return [Citation(record, index.record_status(record), count) for record, count in counts.items()]
 
 
 async def existing_ids(store: Store, ids: Sequence[str]) -> set[str]:
@@ -156,25 +279,31 @@ async def existing_ids(store: Store, ids: Sequence[str]) -> set[str]:
 
 
 async def persist(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
-    """Store the question and the answer (with its citations and plan) in the session."""
+    """Store the turn: the question with the context it was sent with and the passages that
+    context showed; the answer with its citations, sentences and plan."""
     deps = deps_of(config)
     session_id = state.session_id or await deps.sessions.open(
         None, kind=state.kind, target=state.target
     )
-    meta = {
+    context = state.context or empty_context()
+    asked = {
+        "context": context.rendered,
+        "passages": [one.as_dict() for one in context.prompt.sent],
+        "reused": [one.number for one in context.prompt.reused],
+    }
+    answered = {
         "citations": [citation.as_dict() for citation in state.citations],
+        "sentences": [sentence.as_dict() for sentence in state.sentences],
+        "coverage": state.coverage.as_dict() if state.coverage else None,
         "plan": state.plan.as_dict() if state.plan else {},
         "request_tokens": state.request_tokens,
-        "included": [
-            str(item.get("id"))
-            for item in (state.context or empty_context()).manifest.get("included") or []
-        ],
+        "included": [str(item.get("id")) for item in context.manifest.get("included") or []],
     }
     await deps.sessions.append(
         session_id,
         [
-            StoredMessage(Role.USER, state.question),
-            StoredMessage(Role.ASSISTANT, state.answer, meta),
+            StoredMessage(Role.USER, state.question, asked),
+            StoredMessage(Role.ASSISTANT, state.answer, answered),
         ],
     )
     return {"session_id": session_id}
@@ -196,3 +325,19 @@ def linear_graph(name: str, nodes: Sequence[tuple[str, Node]]) -> CompiledGraph:
         graph.add_edge(before, after)
     graph.add_edge(names[-1], END)
     return graph.compile(name=name)
+
+
+def build_chat_graph(name: str) -> CompiledGraph:
+    """load session → plan → context → coverage → answer (streamed) → attribute → persist."""
+    return linear_graph(
+        name,
+        [
+            ("load_session", load_session),
+            ("plan", plan_tokens),
+            ("context", build_context),
+            ("coverage", check_question_coverage),
+            ("generate", generate),
+            ("attribute", attribute_answer),
+            ("persist", persist),
+        ],
+    )

@@ -1,4 +1,5 @@
-"""The grounded-answer prompt: rules, history, then one user turn holding context and question."""
+"""The grounded-answer prompt: rules, earlier turns, then one user turn holding context and
+question."""
 
 from __future__ import annotations
 
@@ -7,17 +8,27 @@ from typing import Final
 
 from open_notebook.llm import ChatMessage, Role
 
-# No example ids here: small models copy them, and a copied example is an invented citation.
+# No example numbers or ids here: small models copy them, and a copied example is an invented
+# citation.
 SYSTEM_PROMPT: Final = (
-    "You are a research assistant. Answer the question using only the context. "
-    "Each context item starts with its id in square brackets (a source, note or source_insight "
-    "id). After every statement, cite the items it comes from by repeating their bracketed ids "
-    "exactly. Never invent an id. If the context does not hold the answer, say so."
+    "You are a research assistant. Answer the question using only the context. The context "
+    "holds numbered passages, each starting with its number in square brackets, under the title "
+    "of the source it comes from. After each sentence of your answer, cite the passages it comes "
+    "from by writing their numbers in square brackets. Never cite a number that is not in the "
+    "context. If the context does not hold the answer, say so."
 )
-NO_CONTEXT: Final = "(no context items)"
+NO_CONTEXT: Final = "(no passages)"
+
+
+def user_turn(question: str, context: str) -> str:
+    """The user message of one turn: its context (as sent) and its question."""
+    return f"Context:\n{context or NO_CONTEXT}\n\nQuestion: {question}"
 
 
 def frame(question: str, history: Sequence[ChatMessage], context: str) -> list[ChatMessage]:
     """The messages sent to the model, in order."""
-    user = f"Context:\n{context or NO_CONTEXT}\n\nQuestion: {question}"
-    return [ChatMessage(Role.SYSTEM, SYSTEM_PROMPT), *history, ChatMessage(Role.USER, user)]
+    return [
+        ChatMessage(Role.SYSTEM, SYSTEM_PROMPT),
+        *history,
+        ChatMessage(Role.USER, user_turn(question, context)),
+    ]

@@ -14,7 +14,8 @@ from surrealdb import RecordID
 
 from open_notebook.db import Database
 from open_notebook.errors import ConflictError, InvalidInputError, NotFoundError
-from open_notebook.llm import ChatMessage, Role
+from open_notebook.graphs._prompt import user_turn
+from open_notebook.llm import ChatMessage, NumberedPassage, Role
 
 _KEY: Final = re.compile(r"^[A-Za-z0-9_\-]{1,128}$")
 # Longer conversations are trimmed by the token plan anyway; this bounds the read.
@@ -31,6 +32,22 @@ class StoredMessage:
     role: Role
     content: str
     meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One earlier question and answer, with the context the question was sent with and the
+    passages that context showed (a session stored before passages were numbered has none)."""
+
+    question: str
+    answer: str
+    context: str | None = None
+    passages: tuple[NumberedPassage, ...] = ()
+
+    def messages(self) -> list[ChatMessage]:
+        """The turn as it was sent and answered."""
+        asked = self.question if self.context is None else user_turn(self.question, self.context)
+        return [ChatMessage(Role.USER, asked), ChatMessage(Role.ASSISTANT, self.answer)]
 
 
 def session_key(session_id: str) -> str:
@@ -77,15 +94,23 @@ class ChatSessions:
             )
         return f"chat_session:{key}"
 
-    async def history(self, session_id: str) -> list[ChatMessage]:
-        """The session's messages, oldest first (the newest MAX_HISTORY_MESSAGES)."""
+    async def turns(self, session_id: str) -> list[Turn]:
+        """The session's turns, oldest first (those among the newest MAX_HISTORY_MESSAGES)."""
         rows = await self.db.query_one(
-            "SELECT role, content, ord FROM chat_message WHERE session = $s "
+            "SELECT role, content, meta, ord FROM chat_message WHERE session = $s "
             "ORDER BY ord DESC LIMIT $limit",
             {"s": _record(session_id), "limit": MAX_HISTORY_MESSAGES},
         )
         ordered = sorted(rows or [], key=lambda row: int(row["ord"]))
-        return [ChatMessage(Role(row["role"]), str(row["content"])) for row in ordered]
+        turns: list[Turn] = []
+        asked: Mapping[str, Any] | None = None
+        for row in ordered:
+            if row["role"] == Role.USER.value:
+                asked = row
+            elif asked is not None:
+                turns.append(_turn(asked, row))
+                asked = None
+        return turns
 
     async def messages(self, session_id: str) -> list[StoredMessage]:
         """Every stored message with its metadata, oldest first."""
@@ -113,6 +138,17 @@ class ChatSessions:
             "UPDATE $s SET updated = time::now();",
             {"s": _record(session_id), "documents": documents},
         )
+
+
+def _turn(asked: Mapping[str, Any], answered: Mapping[str, Any]) -> Turn:
+    meta = asked.get("meta") or {}
+    context = meta.get("context")
+    return Turn(
+        question=str(asked["content"]),
+        answer=str(answered["content"]),
+        context=None if context is None else str(context),
+        passages=tuple(NumberedPassage.from_dict(one) for one in meta.get("passages") or []),
+    )
 
 
 def _record(session_id: str) -> RecordID:

@@ -1,41 +1,14 @@
-"""Ask a notebook: retrieve with the question (hybrid search) each turn, build a budgeted
-context from the hits, answer with streamed tokens, check citations, store the turn.
+"""Ask a notebook: each turn searches the notebook with its question (hybrid search) and
+builds a budgeted context of passages from the hits; the chat graph does the rest.
+
+The search-driven context strategy is :func:`open_notebook.chat.notebook_context_factory`.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from langchain_core.runnables import RunnableConfig
-
-from open_notebook.graphs._common import (
-    ChatState,
-    CompiledGraph,
-    build_context,
-    cite,
-    generate,
-    linear_graph,
-    load_session,
-    persist,
-    plan_tokens,
-)
-
-
-async def retrieve(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
-    """Search the notebook with this turn's question and build the context from the hits."""
-    return await build_context(state, config=config)
+from open_notebook.graphs._common import CompiledGraph, build_chat_graph
 
 
 def build_notebook_ask_graph() -> CompiledGraph:
-    """load session → plan tokens → retrieve → answer (streamed) → cite → persist."""
-    return linear_graph(
-        "notebook_ask",
-        [
-            ("load_session", load_session),
-            ("plan", plan_tokens),
-            ("retrieve", retrieve),
-            ("generate", generate),
-            ("cite", cite),
-            ("persist", persist),
-        ],
-    )
+    """load session → plan → context → coverage → answer (streamed) → attribute → persist."""
+    return build_chat_graph("notebook_ask")

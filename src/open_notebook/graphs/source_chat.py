@@ -1,8 +1,10 @@
-"""Chat with one source: its text, insights and the conversation so far, within the window.
+"""Chat with one source: each turn's context is the source's passages (and its insights') that
+match the turn's question, within the window; the conversation is kept in the session.
 
-The context node builds ``ContextBuilder(source_id=…, include_insights=True, max_tokens=…)``
-including the source's text (the reference sent only the title and insights); the LLM node
-streams the answer; citations are checked and the turn is stored in the session.
+The reference sent only a source's title and insights. Here a turn has a question, so its
+context is a question's build restricted to the source (its chunks ranked by the question's
+terms): the answer cites passages, and a source longer than the budget keeps the parts the
+question is about rather than its opening (see :func:`open_notebook.chat.source_context_factory`).
 
     graph = build_source_chat_graph()
     async for mode, chunk in graph.astream(state, {"configurable": {"deps": deps}},
@@ -11,38 +13,9 @@ streams the answer; citations are checked and the turn is stored in the session.
 
 from __future__ import annotations
 
-from typing import Any
-
-from langchain_core.runnables import RunnableConfig
-
-from open_notebook.graphs._common import (
-    ChatState,
-    CompiledGraph,
-    build_context,
-    cite,
-    generate,
-    linear_graph,
-    load_session,
-    persist,
-    plan_tokens,
-)
-
-
-async def source_context(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
-    """Build the source's context (text and insights) within the planned budget."""
-    return await build_context(state, config=config)
+from open_notebook.graphs._common import CompiledGraph, build_chat_graph
 
 
 def build_source_chat_graph() -> CompiledGraph:
-    """load session → plan tokens → source_context → answer (streamed) → cite → persist."""
-    return linear_graph(
-        "source_chat",
-        [
-            ("load_session", load_session),
-            ("plan", plan_tokens),
-            ("source_context", source_context),
-            ("generate", generate),
-            ("cite", cite),
-            ("persist", persist),
-        ],
-    )
+    """load session → plan → context → coverage → answer (streamed) → attribute → persist."""
+    return build_chat_graph("source_chat")

@@ -1,6 +1,19 @@
-"""Language models behind one streaming protocol, token planning, and citation checking."""
+"""Language models behind one streaming protocol, token planning, numbered passages, citation
+checking, and the attribution of an answer's sentences to the passages that support them."""
 
 from open_notebook.config import LlmProvider
+from open_notebook.llm._attribution import (
+    AttributedSentence,
+    CitationIndex,
+    CitedBy,
+    Coverage,
+    CoverageCheck,
+    SentenceCitation,
+    SupportStatus,
+    attribute,
+    check_coverage,
+    split_sentences,
+)
 from open_notebook.llm._budget import (
     MIN_CONTEXT_TOKENS,
     TokenPlan,
@@ -10,8 +23,12 @@ from open_notebook.llm._budget import (
 from open_notebook.llm._citations import (
     Citation,
     CitationStatus,
+    Mark,
+    Ref,
+    RefKind,
     check_citations,
     parse_citations,
+    parse_marks,
     unresolved,
 )
 from open_notebook.llm._esperanto import EsperantoModel
@@ -23,29 +40,52 @@ from open_notebook.llm._local import (
     gemma_prompt,
 )
 from open_notebook.llm._openai import OpenAICompatibleModel
+from open_notebook.llm._passages import NumberedPassage, PromptContext, number_passages
+from open_notebook.llm._support import SUPPORT_BAR, SupportMatrix, SupportScorer, numbers_in
 from open_notebook.llm._types import ChatMessage, LanguageModel, Role, collect
 
 __all__ = [
     "LOCAL_MODEL_ID",
     "MIN_CONTEXT_TOKENS",
+    "SUPPORT_BAR",
+    "AttributedSentence",
     "ChatMessage",
     "Citation",
+    "CitationIndex",
     "CitationStatus",
+    "CitedBy",
+    "Coverage",
+    "CoverageCheck",
     "EsperantoModel",
     "LanguageModel",
     "LlmProvider",
     "LocalGemmaModel",
+    "Mark",
+    "NumberedPassage",
     "OpenAICompatibleModel",
+    "PromptContext",
+    "Ref",
+    "RefKind",
     "Role",
+    "SentenceCitation",
+    "SupportMatrix",
+    "SupportScorer",
+    "SupportStatus",
     "TokenPlan",
+    "attribute",
     "check_citations",
+    "check_coverage",
     "check_request_fits",
     "collect",
     "create_language_model",
     "ensure_model_file",
     "gemma_prompt",
+    "number_passages",
+    "numbers_in",
     "parse_citations",
+    "parse_marks",
     "plan_budget",
     "shared_local_model",
+    "split_sentences",
     "unresolved",
 ]

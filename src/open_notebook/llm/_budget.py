@@ -1,4 +1,10 @@
-"""Token planning before any call: window − answer − prompt − history = context budget."""
+"""Token planning before any call: window − answer − prompt − history = context budget.
+
+Every count is of the messages as they will be sent, with the model's own counter: the prompt
+without history or context, then with each number of newest turns kept (history is trimmed
+oldest-first, whole turns at a time), and, once the context is built, the whole request
+(:func:`check_request_fits`).
+"""
 
 from __future__ import annotations
 
@@ -7,12 +13,13 @@ from dataclasses import dataclass
 from typing import Final
 
 from open_notebook.errors import BudgetTooSmallError
-from open_notebook.llm._types import ChatMessage, LanguageModel, Role
+from open_notebook.llm._types import ChatMessage, LanguageModel
 
-# Below this a context cannot carry even one labelled stub worth answering from.
+# Below this a context cannot carry even one labelled passage worth answering from.
 MIN_CONTEXT_TOKENS: Final = 64
-# Token counts of separately counted pieces can differ by a few at the joins (BPE merges).
-JOIN_MARGIN: Final = 16
+
+# (kept history, context) -> the messages sent
+Frame = Callable[[Sequence[ChatMessage], str], list[ChatMessage]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,8 +30,8 @@ class TokenPlan:
     answer_tokens: int
     prompt_tokens: int  # system prompt, question and chat template, without history or context
     history_tokens: int
-    history_kept: int
-    history_trimmed: int
+    history_kept: int  # messages
+    history_trimmed: int  # messages
     context_budget: int
 
     def as_dict(self) -> dict[str, int]:
@@ -42,62 +49,64 @@ class TokenPlan:
 def plan_budget(
     llm: LanguageModel,
     *,
-    frame: Callable[[Sequence[ChatMessage], str], list[ChatMessage]],
-    history: Sequence[ChatMessage],
+    frame: Frame,
+    turns: Sequence[Sequence[ChatMessage]],
     answer_tokens: int,
     max_context_tokens: int | None = None,
-) -> tuple[TokenPlan, list[ChatMessage]]:
-    """Plan the split and trim history oldest-first; return the plan and the history kept.
+) -> tuple[TokenPlan, int]:
+    """Plan the split; return the plan and how many of the newest ``turns`` are kept.
 
-    ``frame(history, context)`` builds the final messages; it is called with an empty context to
-    measure everything but the context. History may take at most half of what the prompt leaves,
-    so a long conversation never starves the context.
+    ``turns`` are the conversation's earlier turns, oldest first, each its messages as sent.
+    History may take at most half of what the prompt leaves, so a long conversation never
+    starves the context.
 
     Raises:
         BudgetTooSmallError: even without history there is no room for a minimal context.
     """
     empty = llm.count_messages(frame([], ""))
-    free = llm.context_window - answer_tokens - empty - JOIN_MARGIN
+    free = llm.context_window - answer_tokens - empty
     if free < MIN_CONTEXT_TOKENS:
         raise BudgetTooSmallError(
             f"the model window of {llm.context_window} tokens leaves {max(free, 0)} for context "
             f"after {answer_tokens} answer tokens and a {empty}-token prompt; at least "
             f"{MIN_CONTEXT_TOKENS} are needed: shorten the question or raise the window"
         )
-    kept = _trim_history(llm, history, allowance=free // 2)
-    history_tokens = llm.count_messages(frame(kept, "")) - empty if kept else 0
+    kept, history_tokens = _newest_that_fit(llm, frame, turns, empty, allowance=free // 2)
     budget = free - history_tokens
     if max_context_tokens is not None:
         budget = min(budget, max_context_tokens)
+    messages_kept = sum(len(turn) for turn in turns[len(turns) - kept :]) if kept else 0
     plan = TokenPlan(
         window=llm.context_window,
         answer_tokens=answer_tokens,
         prompt_tokens=empty,
         history_tokens=history_tokens,
-        history_kept=len(kept),
-        history_trimmed=len(history) - len(kept),
+        history_kept=messages_kept,
+        history_trimmed=sum(len(turn) for turn in turns) - messages_kept,
         context_budget=max(budget, 0),
     )
     return plan, kept
 
 
-def _trim_history(
-    llm: LanguageModel, history: Sequence[ChatMessage], *, allowance: int
-) -> list[ChatMessage]:
-    # Walk newest to oldest: the latest turns matter most to a follow-up question.
-    costs = [llm.count_tokens(message.content) + 8 for message in history]
-    kept_from = len(history)
-    used = 0
-    for index in range(len(history) - 1, -1, -1):
-        if used + costs[index] > allowance:
+def _newest_that_fit(
+    llm: LanguageModel,
+    frame: Frame,
+    turns: Sequence[Sequence[ChatMessage]],
+    empty: int,
+    *,
+    allowance: int,
+) -> tuple[int, int]:
+    """How many newest turns fit in ``allowance`` tokens, counted exactly, and their tokens."""
+    kept, used = 0, 0
+    # Newest first: the latest turns matter most to a follow-up question; counts only grow as
+    # older turns join, so the first that does not fit ends the walk.
+    for count in range(1, len(turns) + 1):
+        history = [message for turn in turns[len(turns) - count :] for message in turn]
+        tokens = llm.count_messages(frame(history, "")) - empty
+        if tokens > allowance:
             break
-        used += costs[index]
-        kept_from = index
-    kept = list(history[kept_from:])
-    # A conversation must not open with the model's reply to a question that was cut.
-    while kept and kept[0].role is not Role.USER:
-        kept.pop(0)
-    return kept
+        kept, used = count, tokens
+    return kept, used
 
 
 def check_request_fits(llm: LanguageModel, messages: Sequence[ChatMessage], answer: int) -> int:

@@ -1,0 +1,258 @@
+"""Every sentence of an answer attributed to a passage it shows, or flagged; the question's
+coverage by the context.
+
+The answer is split into sentences (:mod:`open_notebook.segment`, citation marks blanked out so
+offsets stay those of the answer). A mark belongs to the sentence it ends (``... dense [2].``
+or ``... dense. [2]``), or, at the start of a line, to the sentence it opens (``[2] The
+crumb ...``: small models echo the context's layout). Each sentence is scored against every
+passage the turn could cite (:mod:`open_notebook.llm._support`): it is ``supported`` when its
+best passage reaches the bar, and that passage is attached as a citation if the model did not
+cite it itself. Citations the model wrote are resolved to passages and checked (``valid``,
+``not_in_context``, ``unknown``), each with how well its passage supports the sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Final
+
+from open_notebook.llm._citations import CitationStatus, Mark, Ref, RefKind, parse_marks
+from open_notebook.llm._passages import NumberedPassage
+from open_notebook.llm._support import SUPPORT_BAR, SupportMatrix, SupportScorer
+from open_notebook.segment import sentences
+
+# A line's list marker ("1.", "2)", "-") or a line of nothing but marks is not a claim.
+_ENUMERATOR: Final = re.compile(r"^\W*\d{1,3}\W*$|^\W*$")
+
+
+class SupportStatus(StrEnum):
+    SUPPORTED = "supported"
+    UNSUPPORTED = "unsupported"
+
+
+class CitedBy(StrEnum):
+    MODEL = "model"  # the model wrote the mark
+    ATTRIBUTION = "attribution"  # found after the answer: the passage that supports the sentence
+
+
+class Coverage(StrEnum):
+    OK = "ok"
+    LOW = "low"  # no passage of the context reaches the bar for the question
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceCitation:
+    """A passage (or, for a record the context did not show, only its id) a sentence cites."""
+
+    status: CitationStatus
+    by: CitedBy
+    passage: NumberedPassage | None = None
+    record_id: str | None = None
+    score: float | None = None
+    written: str | None = None  # the reference as the model wrote it
+
+    def as_dict(self) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            "status": self.status.value,
+            "by": self.by.value,
+            "written": self.written,
+            "score": None if self.score is None else round(self.score, 4),
+        }
+        if self.passage is not None:
+            found.update(self.passage.as_dict())
+        else:
+            found["record_id"] = self.record_id
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class AttributedSentence:
+    """One sentence of the answer: ``answer[start:end]``, its text without marks, its status."""
+
+    text: str
+    start: int
+    end: int
+    status: SupportStatus
+    score: float
+    citations: tuple[SentenceCitation, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "start": self.start,
+            "end": self.end,
+            "status": self.status.value,
+            "score": round(self.score, 4),
+            "citations": [one.as_dict() for one in self.citations],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageCheck:
+    """How well the best passage of a context matches the question."""
+
+    coverage: Coverage
+    score: float
+    best: NumberedPassage | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "coverage": self.coverage.value,
+            "score": round(self.score, 4),
+            "best": None if self.best is None else self.best.number,
+        }
+
+
+def check_coverage(
+    question: str, passages: Sequence[NumberedPassage], scorer: SupportScorer
+) -> CoverageCheck:
+    """``low`` when no passage supports the question at the bar a sentence needs."""
+    if not passages:
+        return CoverageCheck(Coverage.LOW, 0.0, None)
+    matrix = scorer.score([question], [one.text for one in passages])
+    column, score = matrix.best(0)
+    level = Coverage.OK if score >= SUPPORT_BAR else Coverage.LOW
+    return CoverageCheck(level, score, passages[column])
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    start: int
+    end: int
+    text: str
+
+
+def _blank(answer: str, marks: Sequence[Mark]) -> str:
+    chars = list(answer)
+    for mark in marks:
+        chars[mark.start : mark.end] = " " * (mark.end - mark.start)
+    return "".join(chars)
+
+
+def split_sentences(answer: str, marks: Sequence[Mark]) -> list[_Span]:
+    """The answer's sentences (offsets into ``answer``), marks left out of their text."""
+    blanked = _blank(answer, marks)
+    spans: list[_Span] = []
+    for start, end in sentences(blanked):
+        text = " ".join(blanked[start:end].split())
+        if not _ENUMERATOR.match(text):
+            spans.append(_Span(start, end, text))
+    return spans
+
+
+def _owner(answer: str, mark: Mark, spans: Sequence[_Span]) -> int | None:
+    """The sentence a mark belongs to (see the module docstring)."""
+    if not spans:
+        return None
+    line_start = answer.rfind("\n", 0, mark.start) + 1
+    if not answer[line_start : mark.start].strip():
+        following = [index for index, span in enumerate(spans) if span.start >= mark.end]
+        return following[0] if following else len(spans) - 1
+    before = [index for index, span in enumerate(spans) if span.start < mark.start]
+    return before[-1] if before else 0
+
+
+@dataclass(frozen=True, slots=True)
+class CitationIndex:
+    """What a turn's references can resolve to.
+
+    ``visible``: passages the turn showed (sent now or earlier in the kept history); ``known``:
+    every passage numbered in the conversation; ``records``: the check of each record id the
+    answer names (from the manifest and the store).
+    """
+
+    visible: Sequence[NumberedPassage]
+    known: Sequence[NumberedPassage] = ()
+    records: Mapping[str, CitationStatus] | None = None
+
+    def record_status(self, record_id: str) -> CitationStatus:
+        if any(one.record_id == record_id for one in self.visible):
+            return CitationStatus.VALID
+        return (self.records or {}).get(record_id, CitationStatus.UNKNOWN)
+
+
+def _resolve(
+    ref: Ref, index: CitationIndex, matrix: SupportMatrix, row: int
+) -> SentenceCitation:
+    visible = list(index.visible)
+    written = ref.value
+
+    def best_of(candidates: list[int]) -> SentenceCitation | None:
+        if not candidates:
+            return None
+        column = max(candidates, key=lambda one: float(matrix.scores[row, one]))
+        return SentenceCitation(
+            CitationStatus.VALID,
+            CitedBy.MODEL,
+            visible[column],
+            score=float(matrix.scores[row, column]),
+            written=written,
+        )
+
+    if ref.kind is RefKind.NUMBER:
+        found = best_of([i for i, one in enumerate(visible) if str(one.number) == ref.value])
+        if found is not None:
+            return found
+        earlier = next((one for one in index.known if str(one.number) == ref.value), None)
+        status = CitationStatus.NOT_IN_CONTEXT if earlier else CitationStatus.UNKNOWN
+        return SentenceCitation(status, CitedBy.MODEL, earlier, written=written)
+    if ref.kind is RefKind.HANDLE:
+        found = best_of([i for i, one in enumerate(visible) if one.handle == ref.value])
+    elif ref.kind is RefKind.LOCAL:
+        found = best_of([i for i, one in enumerate(visible) if one.handle.endswith(ref.value)])
+    else:
+        found = best_of([i for i, one in enumerate(visible) if one.record_id == ref.value])
+    if found is not None:
+        return found
+    record = ref.record_id
+    status = index.record_status(record) if record else CitationStatus.UNKNOWN
+    if status is CitationStatus.VALID:  # a real record of the context, not this passage
+        status = CitationStatus.NOT_IN_CONTEXT
+    return SentenceCitation(status, CitedBy.MODEL, record_id=record, written=written)
+
+
+def attribute(
+    answer: str, index: CitationIndex, scorer: SupportScorer
+) -> tuple[AttributedSentence, ...]:
+    """Split, score and cite every sentence of ``answer`` (see the module docstring)."""
+    marks = parse_marks(answer)
+    spans = split_sentences(answer, marks)
+    visible = list(index.visible)
+    matrix = scorer.score([span.text for span in spans], [one.text for one in visible])
+    written: dict[int, list[SentenceCitation]] = {}
+    for mark in marks:
+        row = _owner(answer, mark, spans)
+        if row is None:
+            continue
+        for ref in mark.refs:
+            written.setdefault(row, []).append(_resolve(ref, index, matrix, row))
+    attributed: list[AttributedSentence] = []
+    for row, span in enumerate(spans):
+        citations = _unique(written.get(row, []))
+        column, score = matrix.best(row)
+        cited = {one.passage.number for one in citations if one.passage is not None}
+        if score >= SUPPORT_BAR and visible[column].number not in cited:
+            citations.append(
+                SentenceCitation(
+                    CitationStatus.VALID, CitedBy.ATTRIBUTION, visible[column], score=score
+                )
+            )
+        status = SupportStatus.SUPPORTED if score >= SUPPORT_BAR else SupportStatus.UNSUPPORTED
+        attributed.append(
+            AttributedSentence(span.text, span.start, span.end, status, score, tuple(citations))
+        )
+    return tuple(attributed)
+
+
+def _unique(citations: list[SentenceCitation]) -> list[SentenceCitation]:
+    seen: set[tuple[object, ...]] = set()
+    unique: list[SentenceCitation] = []
+    for one in citations:
+        key = ("passage", one.passage.number) if one.passage else ("other", one.record_id, one.written)
+        if key not in seen:
+            seen.add(key)
+            unique.append(one)
+    return unique

@@ -1,0 +1,153 @@
+"""How well a passage supports a text: the embedder's similarity and the words they share.
+
+``support(text, passage)`` is in 0..1, the mean of two opinions:
+
+* **lexical**: the share of the text's distinct terms that the passage holds, with the search's
+  analysis (stems, stop words dropped, CJK characters and their 2-grams);
+* **semantic**: the best cosine between the text and one of the passage's sentences, measured
+  above what the embedder gives unrelated texts (``(cos - null) / (1 - null)``, clipped; the
+  null is the mean cosine of a fixed set of mutually unrelated sentences, so an embedder whose
+  cosines all sit near 0.8 is read on its own scale). It counts only for the share of the
+  letters in scripts the embedder reads (MiniLM reads Latin script; a Chinese text gets its
+  lexical opinion alone, as hybrid search gives such a query no vector weight).
+
+A number of the text (``1,066``, ``3.5``, ``10th``) that the passage does not hold makes the
+passage's support 0: numbers must match exactly, as numbers.
+
+A text is supported when some passage's support reaches one half: more than the two opinions
+can give a text that merely shares the passage's topic. The same bar decides whether a context
+covers a question. No threshold is fitted to a data set.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+
+from open_notebook.embeddings import Embedder, readable_scripts, readable_share, script_letters
+from open_notebook.errors import ModelError
+from open_notebook.search import WordTerms, words
+from open_notebook.segment import sentences
+
+log = logging.getLogger(__name__)
+
+SUPPORT_BAR: Final = 0.5
+# Mutually unrelated sentences: their mean pairwise cosine is the embedder's "unrelated" level.
+NULL_SENTENCES: Final = (
+    "The train to the coast leaves every morning at seven.",
+    "Add two cups of flour and stir until the dough is smooth.",
+    "The committee approved the budget after a long debate.",
+    "Whales communicate over long distances with low sounds.",
+    "She painted the old fence a bright shade of blue.",
+    "The software update fixes a bug in the login screen.",
+    "Heavy rain flooded the valley roads overnight.",
+    "The museum opens a new exhibition on ancient coins.",
+    "He practises the violin for an hour every evening.",
+    "Interest rates rose for the third time this year.",
+    "The goalkeeper saved a penalty in the final minute.",
+    "Tomatoes grow best in warm, sunny soil.",
+)
+# Digits with thousands separators or a decimal part; "10th" holds the number 10.
+_NUMBER: Final = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+
+
+def numbers_in(text: str) -> frozenset[str]:
+    """The numbers written in ``text``, normalized (``1,066`` and ``1066`` are one number)."""
+    folded = unicodedata.normalize("NFKC", text)
+    found: set[str] = set()
+    for match in _NUMBER.finditer(folded):
+        value = match.group().replace(",", "")
+        if "." in value:
+            value = value.rstrip("0").rstrip(".") or "0"
+        found.add(value.lstrip("0") or "0")
+    return frozenset(found)
+
+
+@dataclass(frozen=True, slots=True)
+class SupportMatrix:
+    """``scores[i][j]``: support of text ``i`` by passage ``j`` (and its two opinions)."""
+
+    scores: np.ndarray
+    lexical: np.ndarray
+    semantic: np.ndarray
+
+    def best(self, row: int) -> tuple[int, float]:
+        """The best passage of text ``row`` and its support (``(-1, 0.0)`` without passages)."""
+        if self.scores.shape[1] == 0:
+            return -1, 0.0
+        column = int(np.argmax(self.scores[row]))
+        return column, float(self.scores[row, column])
+
+
+class SupportScorer:
+    """Scores texts against passages with one embedder (``None``: the lexical opinion alone)."""
+
+    def __init__(self, embedder: Embedder | None) -> None:
+        self._embedder = embedder
+        self._scripts = readable_scripts(embedder) if embedder is not None else None
+        self._terms = WordTerms()
+
+    def terms(self, text: str) -> frozenset[str]:
+        return frozenset(term for word in words(text) for term in self._terms(word))
+
+    def _readable(self, text: str) -> float:
+        if self._embedder is None:
+            return 0.0
+        return readable_share(script_letters(text), self._scripts)
+
+    def score(self, texts: Sequence[str], passages: Sequence[str]) -> SupportMatrix:
+        """Support of every text by every passage."""
+        shape = (len(texts), len(passages))
+        lexical = np.zeros(shape, dtype=np.float64)
+        held = [self.terms(one) for one in passages]
+        passage_numbers = [numbers_in(one) for one in passages]
+        allowed = np.ones(shape, dtype=bool)
+        for row, text in enumerate(texts):
+            wanted = self.terms(text)
+            needed = numbers_in(text)
+            for column, found in enumerate(held):
+                if wanted:
+                    lexical[row, column] = len(wanted & found) / len(wanted)
+                allowed[row, column] = needed <= passage_numbers[column]
+        semantic = self._semantic(texts, passages)
+        weight = np.array(
+            [[self._readable(text) * self._readable(one) for one in passages] for text in texts],
+            dtype=np.float64,
+        ).reshape(shape)
+        scores = (weight * semantic + lexical) / (1.0 + weight)
+        scores = np.where(allowed, scores, 0.0)
+        return SupportMatrix(scores, lexical, semantic)
+
+    def _semantic(self, texts: Sequence[str], passages: Sequence[str]) -> np.ndarray:
+        shape = (len(texts), len(passages))
+        if self._embedder is None or not texts or not passages:
+            return np.zeros(shape, dtype=np.float64)
+        pieces: list[str] = []
+        owner: list[int] = []
+        for column, passage in enumerate(passages):
+            for start, end in sentences(passage):
+                pieces.append(passage[start:end])
+                owner.append(column)
+        try:
+            vectors = self._embedder.embed_documents([*NULL_SENTENCES, *texts, *pieces])
+        except ModelError:
+            log.warning("the embedder failed; support is judged by shared words alone")
+            return np.zeros(shape, dtype=np.float64)
+        matrix = np.asarray(vectors, dtype=np.float64)
+        nulls = matrix[: len(NULL_SENTENCES)]
+        pairs = nulls @ nulls.T
+        count = len(NULL_SENTENCES)
+        null = float((pairs.sum() - np.trace(pairs)) / (count * (count - 1)))
+        text_vectors = matrix[count : count + len(texts)]
+        piece_vectors = matrix[count + len(texts) :]
+        cosines = text_vectors @ piece_vectors.T
+        semantic = np.zeros(shape, dtype=np.float64)
+        for index, column in enumerate(owner):
+            semantic[:, column] = np.maximum(semantic[:, column], cosines[:, index])
+        return np.clip((semantic - null) / max(1.0 - null, 1e-6), 0.0, 1.0)
