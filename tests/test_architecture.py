@@ -47,6 +47,7 @@ LAYER_OF = {name: index for index, names in enumerate(LAYERS) for name in names}
 DEFERRED_OWN_IMPORTS = {
     ("open_notebook.cli._serve", "open_notebook.api"),
     ("open_notebook.cli._mcp_server", "open_notebook.mcp"),
+    ("open_notebook.cli.ask", "open_notebook.chat"),
 }
 # The token counters: BPE tables are immutable data shipped in a wheel, loaded once per process
 # and shared like a module constant (as tiktoken's registry does). (The one process-wide object,
@@ -61,7 +62,6 @@ PENDING_ISSUE_14 = {
     ("open_notebook.chat._service", "_notebook_ask_graph"),
     ("open_notebook.chat._service", "_source_chat_graph"),
     ("open_notebook.llm._factory", "shared_local_model"),
-    ("open_notebook.cli._services", "importlib.import_module(name)"),
 }
 
 

@@ -53,9 +53,9 @@ async def test_notebook_chat_streams_tokens_then_citations(
     chat_client: AsyncClient, notebook: dict[str, Any], server: LoopbackChatServer
 ) -> None:
     source_id = await _bread(chat_client, notebook["id"])
-    server.answer = f"Wild yeast makes it rise [{source_id}]."
+    server.answer = f"Wild yeast ferments the dough [{source_id}]."
     response = await chat_client.post(
-        "/api/chat", json={"notebook_id": notebook["id"], "question": "Why does bread rise?"}
+        "/api/chat", json={"notebook_id": notebook["id"], "question": "Why does sourdough rise?"}
     )
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("text/event-stream")
@@ -69,6 +69,75 @@ async def test_notebook_chat_streams_tokens_then_citations(
     assert [one["id"] for one in done["citations"]] == [source_id]
     assert done["session_id"]
     assert "wild yeast" in json.dumps(server.requests[0]["messages"])
+    # The coverage verdict comes first; the attribution is the final event.
+    assert events[0] == ("coverage", {"type": "coverage", "coverage": "ok", **_score(events)})
+    assert done["coverage"] == "ok" and done["notice"] is None
+    [sentence] = done["sentences"]
+    assert sentence["status"] == "supported"
+    assert sentence["text"] == "Wild yeast ferments the dough."
+    assert server.answer[sentence["start"] : sentence["end"]].startswith("Wild yeast")
+
+
+def _score(events: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    return {"score": events[0][1]["score"], "notice": None}
+
+
+async def test_a_passage_number_resolves_to_its_chunk_span_and_text(
+    chat_client: AsyncClient, notebook: dict[str, Any], server: LoopbackChatServer
+) -> None:
+    source_id = await _bread(chat_client, notebook["id"])
+    server.answer = "Wild yeast ferments the dough overnight [1]. The moon is made of cheese [7]."
+    response = await chat_client.post(
+        "/api/chat", json={"notebook_id": notebook["id"], "question": "Why does sourdough rise?"}
+    )
+    done = _events(response.text)[-1][1]
+    prompt = server.requests[0]["messages"][-1]["content"]
+    assert "[1] Sourdough rises because wild yeast" in prompt
+    [passage] = done["passages"]
+    source = (await chat_client.get(f"/api/sources/{source_id}")).json()
+    assert passage["record_id"] == source_id and passage["chunk_id"].startswith("chunk:")
+    assert source["full_text"][passage["char_start"] : passage["char_end"]] == passage["text"]
+    first, second = done["sentences"]
+    [cited] = first["citations"]
+    assert (cited["status"], cited["by"], cited["written"]) == ("valid", "model", "1")
+    assert cited["number"] == 1 and cited["handle"] == passage["handle"]
+    assert cited["text"] == passage["text"] and first["status"] == "supported"
+    # A number the context never held is a made-up citation; the sentence has no support.
+    assert second["status"] == "unsupported"
+    assert [(one["status"], one["written"]) for one in second["citations"]] == [("unknown", "7")]
+
+
+async def test_a_question_the_notebook_does_not_cover_is_said(
+    make_client: Any, notebook: dict[str, Any], server: LoopbackChatServer
+) -> None:
+    model = OpenAICompatibleModel(
+        base_url=server.base_url,
+        model="loopback",
+        context_window=8192,
+        counter=get_token_counter("o200k_base"),
+    )
+    question = "Who won the 1998 football world cup final in Paris?"
+    async with make_client(llm=model) as client:
+        await _bread(client, notebook["id"])
+        server.answer = "France won it."
+        warned = await client.post(
+            "/api/chat", json={"notebook_id": notebook["id"], "question": question}
+        )
+    events = _events(warned.text)
+    assert events[0][0] == "coverage" and events[0][1]["coverage"] == "low"
+    assert "does not" in events[0][1]["notice"]
+    done = events[-1][1]
+    assert (done["coverage"], done["answer"]) == ("low", "France won it.")
+    assert done["sentences"][0]["status"] == "unsupported"
+    assert len(server.requests) == 1
+    async with make_client(llm=model, low_coverage="refuse") as client:
+        refused = await client.post(
+            "/api/chat", json={"notebook_id": notebook["id"], "question": question}
+        )
+    done = _events(refused.text)[-1][1]
+    assert done["coverage"] == "low" and done["answer"] == done["notice"]
+    assert done["answer"].startswith("The notebook does not cover this question")
+    assert done["sentences"] == [] and len(server.requests) == 1  # the model was not asked
 
 
 async def test_source_chat_streams(
@@ -108,7 +177,7 @@ async def test_model_failure_is_502_without_internals(
     await _bread(chat_client, notebook["id"])
     server.status = 500
     response = await chat_client.post(
-        "/api/chat", json={"notebook_id": notebook["id"], "question": "Why does bread rise?"}
+        "/api/chat", json={"notebook_id": notebook["id"], "question": "Why does sourdough rise?"}
     )
     assert response.status_code == 502
     assert response.json()["error"] == "model_failed"

@@ -50,14 +50,42 @@ def test_ask_json_has_answer_checked_citations_and_manifest(
     assert any(f"[{source_id}]" in message["content"] for message in sent)
 
 
-def test_ask_streams_the_answer_then_the_citations(
+def test_ask_streams_the_answer_then_its_sentences_marks_and_quoted_passages(
     cli: Invoke, source_id: str, chat_server: LoopbackChatServer
 ) -> None:
-    chat_server.answer = f"Warm the water [{source_id}]."
-    result = cli("ask", "Why dense?", "-n", "Bread")
+    chat_server.answer = "A cold kitchen slows fermentation [1]. The moon is made of cheese [4]."
+    result = cli("ask", "Why is my bread dense?", "-n", "Bread")
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith(f"Warm the water [{source_id}].")
-    assert "valid" in result.stdout
+    out = result.stdout
+    assert out.startswith(chat_server.answer)
+    assert "✓ A cold kitchen slows fermentation. [1]" in out
+    assert "✗ The moon is made of cheese. [4?] (unsupported)" in out
+    # The cited passage, quoted under the answer with where it comes from.
+    assert f"[1] Cold · {source_id} #c0 · chars" in out
+    assert "“A cold kitchen slows fermentation and makes dense bread.”" in out
+    assert "does not" not in out  # the notebook covers the question: no notice
+
+
+def test_ask_says_when_the_notebook_does_not_cover_the_question(
+    cli: Invoke, source_id: str, chat_server: LoopbackChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat_server.answer = "Paris is the capital of France."
+    question = "What is the capital city of France?"
+    warned = cli("ask", question, "-n", "Bread")
+    assert warned.exit_code == 0, warned.output
+    assert warned.stdout.startswith("! The notebook does not seem to cover this question")
+    assert "✗ Paris is the capital of France. (unsupported)" in warned.stdout
+    monkeypatch.setenv("OPEN_NOTEBOOK_LOW_COVERAGE", "refuse")
+    refused = cli("--json", "ask", question, "-n", "Bread")
+    assert refused.exit_code == 0, refused.output
+    done = json_of(refused)
+    assert done["coverage"] == "low" and done["answer"] == done["notice"]
+    assert done["answer"].startswith("The notebook does not cover this question")
+    assert len(chat_server.requests) == 1  # the refused turn never asked the model
+    monkeypatch.setenv("OPEN_NOTEBOOK_LOW_COVERAGE", "sometimes")
+    bad = cli("ask", question, "-n", "Bread")
+    assert bad.exit_code == 2
+    assert "OPEN_NOTEBOOK_LOW_COVERAGE='sometimes' is not a low-coverage policy" in bad.stderr
 
 
 def test_ask_empty_question_and_missing_model_exit_2(

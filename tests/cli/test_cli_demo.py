@@ -72,10 +72,19 @@ async def test_demo_runs_every_step(shared_data_dir: Path, tmp_path: Path) -> No
     assert result.answer.manifest["included"]
     sent = {entry["id"] for entry in result.answer.manifest["included"]}
     assert all(c.status != "valid" or c.id in sent for c in result.answer.citations)
+    # Every sentence of the answer is attributed or flagged; the demo shows the passages the
+    # answer cites, quoted, or says that the notebook does not cover the question.
+    assert result.answer.sentences
+    assert all(one.status in ("supported", "unsupported") for one in result.answer.sentences)
 
     print_next_steps(state, result)
     text = out.export_text()
     for heading in ("1. Load", "2. Create", "3. Hybrid search", "4. A 300-token", "5. Ask"):
         assert heading in text
     assert NOTEBOOK_NAME in text
+    cited = result.answer.cited_passages
+    if cited:
+        assert f"[{cited[0].number}]" in text and "“" in text
+    else:
+        assert "does not" in text or "no sentence of the answer is supported" in text
     assert f"notebook show {result.notebook_id}" in text

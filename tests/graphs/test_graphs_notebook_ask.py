@@ -78,7 +78,7 @@ async def ask(
 async def test_each_turn_retrieves_with_its_own_question(store: Store, tmp_path: Path) -> None:
     embedder = FakeEmbedder()
     notebook_id, starter_id, scoring_id = await seed(store, embedder)
-    answer = f"Feed daily [{starter_id}] and never [note:ghost]."
+    answer = f"Feed daily [{starter_id}] and never [note:ghost]. Score it [{scoring_id}]."
     with LoopbackChatServer(answer) as server:
         settings = loopback_settings(tmp_path, server.base_url)
         tokens, first = await ask(
@@ -108,9 +108,13 @@ async def test_each_turn_retrieves_with_its_own_question(store: Store, tmp_path:
     assert {c.id: c.status for c in first.citations} == {
         starter_id: CitationStatus.VALID,
         "note:ghost": CitationStatus.UNKNOWN,
+        scoring_id: CitationStatus.NOT_IN_CONTEXT,  # a real source the first turn did not show
     }
-    # The same answer cites the starter again, which this turn's context did not hold.
-    assert {c.id: c.status for c in second.citations}[starter_id] is CitationStatus.NOT_IN_CONTEXT
+    # The second turn shows the scoring passage, and the kept first turn still shows the
+    # starter's: the model saw both.
+    second_statuses = {c.id: c.status for c in second.citations}
+    assert second_statuses[starter_id] is CitationStatus.VALID
+    assert second_statuses[scoring_id] is CitationStatus.VALID
     assert first.plan["context_budget"] == 48 and first.context_tokens <= 48
     assert second.plan["history_kept"] == 2
     llm = create_language_model(settings)

@@ -88,7 +88,9 @@ async def test_second_turn_sends_the_first_as_history(
     assert second.session_id == first.session_id
     roles = [m.role for m in sent_messages(server.requests[1])]
     assert roles == [Role.SYSTEM, Role.USER, Role.ASSISTANT, Role.USER]
-    assert sent_messages(server.requests[1])[1].content == "How often?"
+    # The first turn is sent as it was: its context, then its question.
+    earlier = sent_messages(server.requests[1])[1].content
+    assert earlier.startswith("Context:\n") and earlier.endswith("Question: How often?")
     assert second.plan["history_kept"] == 2 and second.plan["history_trimmed"] == 0
     assert len(await ChatSessions(store.db).messages(first.session_id)) == 4
 
@@ -103,10 +105,12 @@ async def test_history_larger_than_the_window_is_trimmed_and_still_answers(
         sessions = ChatSessions(store.db)
         await sessions.append(
             first.session_id,
-            [StoredMessage(Role.USER if i % 2 else Role.ASSISTANT, long_turn) for i in range(6)],
+            [StoredMessage(Role.ASSISTANT if i % 2 else Role.USER, long_turn) for i in range(6)],
         )
-        history = await sessions.history(first.session_id)
+        turns = await sessions.turns(first.session_id)
+        assert len(turns) == 4
         llm = create_language_model(settings)
+        history = [m for turn in turns for m in turn.messages()]
         assert sum(llm.count_tokens(m.content) for m in history) > 1024
         _, done = await run(
             store,
@@ -188,3 +192,35 @@ async def test_a_failing_model_raises_and_stores_nothing(
             await run(store, settings, source_id=seeded.source_id, question="q")
     assert len(server.requests) == 1
     assert await store.db.query_one("SELECT VALUE id FROM chat_session") == []
+
+
+async def test_passages_the_kept_history_shows_are_named_not_resent(
+    store: Store, seeded: Seeded, tmp_path: Path
+) -> None:
+    with LoopbackChatServer("It doubles in four to six hours [1].") as server:
+        settings = loopback_settings(tmp_path, server.base_url)
+        question = "How long does a ripe starter take to double?"
+        _, first = await run(store, settings, source_id=seeded.source_id, question=question)
+        _, second = await run(
+            store,
+            settings,
+            source_id=seeded.source_id,
+            question=question,
+            session_id=first.session_id,
+        )
+    first_numbers = {one.number for one in first.passages}
+    assert first_numbers and not first.reused
+    # The same question finds the same passages: the second turn names them by number.
+    assert second.reused == first_numbers
+    assert "shown earlier in this conversation" in second.context
+    assert "doubles in four to six hours" not in second.context
+    reused = second.manifest["reused"]
+    assert reused["numbers"] == sorted(first_numbers) and reused["tokens"] > 0
+    assert second.plan["reused_tokens"] == reused["tokens"]
+    assert second.context_tokens < first.context_tokens
+    # The answer may still cite them: the model sees them in the kept first turn.
+    cited = second.sentences[0].citations[0]
+    assert cited.status is CitationStatus.VALID and cited.passage is not None
+    assert cited.passage.number == 1
+    stored = await ChatSessions(store.db).messages(first.session_id)
+    assert stored[2].meta["reused"] == sorted(first_numbers)

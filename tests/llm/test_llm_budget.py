@@ -32,39 +32,43 @@ def framer(question: str):  # type: ignore[no-untyped-def]
     return framed
 
 
-def turns(count: int, words: int) -> list[ChatMessage]:
+def turns(count: int, words: int) -> list[list[ChatMessage]]:
     text = " ".join(["sourdough"] * words)
-    return [ChatMessage(Role.USER if i % 2 == 0 else Role.ASSISTANT, text) for i in range(count)]
+    return [[ChatMessage(Role.USER, text), ChatMessage(Role.ASSISTANT, text)] for _ in range(count)]
 
 
 def test_plan_without_history_gives_the_rest_to_context() -> None:
     llm = model(4096)
-    plan, kept = plan_budget(llm, frame=framer("Why?"), history=[], answer_tokens=256)
-    assert kept == []
+    plan, kept = plan_budget(llm, frame=framer("Why?"), turns=[], answer_tokens=256)
+    assert kept == 0
     empty = llm.count_messages(frame("Why?", [], ""))
     assert plan.prompt_tokens == empty
-    assert plan.context_budget == 4096 - 256 - empty - 16
+    assert plan.context_budget == 4096 - 256 - empty
     assert plan.history_trimmed == 0
 
 
 def test_history_alone_larger_than_window_is_trimmed_oldest_first() -> None:
     llm = model(2048)
-    history = turns(10, 400)  # ~4000 tokens of history for a 2048-token window
-    history[-2] = ChatMessage(Role.USER, "latest question about rye")
-    history[-1] = ChatMessage(Role.ASSISTANT, "latest answer about rye")
-    assert sum(llm.count_tokens(m.content) for m in history) > llm.context_window
-    plan, kept = plan_budget(llm, frame=framer("And now?"), history=history, answer_tokens=256)
-    assert kept[-2:] == history[-2:]  # the newest turns survive
-    assert kept[0].role is Role.USER
-    assert plan.history_trimmed == len(history) - len(kept) > 0
-    messages = frame("And now?", kept, "x " * plan.context_budget)
-    assert llm.count_messages(messages) + 256 <= llm.context_window + 16
-    assert plan.context_budget >= (2048 - 256 - plan.prompt_tokens - 16) // 2
+    history = turns(5, 400)  # ~4000 tokens of history for a 2048-token window
+    history[-1] = [
+        ChatMessage(Role.USER, "latest question about rye"),
+        ChatMessage(Role.ASSISTANT, "latest answer about rye"),
+    ]
+    assert sum(llm.count_tokens(m.content) for turn in history for m in turn) > 2048
+    plan, kept = plan_budget(llm, frame=framer("And now?"), turns=history, answer_tokens=256)
+    assert kept >= 1  # the newest turn survives, whole
+    kept_messages = [m for turn in history[len(history) - kept :] for m in turn]
+    assert kept_messages[-2].content == "latest question about rye"
+    assert plan.history_kept == len(kept_messages)
+    assert plan.history_trimmed == 10 - len(kept_messages) > 0
+    empty = llm.count_messages(frame("And now?", [], ""))
+    assert plan.history_tokens == llm.count_messages(frame("And now?", kept_messages, "")) - empty
+    assert plan.context_budget >= (2048 - 256 - plan.prompt_tokens) // 2
 
 
 def test_max_context_tokens_caps_the_budget() -> None:
     plan, _ = plan_budget(
-        model(8192), frame=framer("q"), history=[], answer_tokens=256, max_context_tokens=300
+        model(8192), frame=framer("q"), turns=[], answer_tokens=256, max_context_tokens=300
     )
     assert plan.context_budget == 300
 
@@ -73,7 +77,7 @@ def test_question_that_leaves_no_room_is_refused() -> None:
     llm = model(1024)
     question = "why " * 900
     with pytest.raises(BudgetTooSmallError, match="1024 tokens"):
-        plan_budget(llm, frame=framer(question), history=[], answer_tokens=256)
+        plan_budget(llm, frame=framer(question), turns=[], answer_tokens=256)
 
 
 def test_final_guard_refuses_an_overflowing_request() -> None:

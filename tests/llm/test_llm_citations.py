@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from open_notebook.graphs import existing_ids
-from open_notebook.llm import CitationStatus, check_citations, parse_citations
+from open_notebook.llm import CitationStatus, RefKind, check_citations, parse_citations, parse_marks
 from open_notebook.store import Store
 from open_notebook.store._sources import NewSource
 
@@ -60,3 +60,22 @@ async def test_existing_ids_asks_the_store(store: Store) -> None:
         store, [source.id, note.id, "source:nothere", "note:nothere", "source_insight:nothere"]
     )
     assert found == {source.id, note.id}
+
+
+def test_marks_hold_passage_numbers_handles_and_record_ids() -> None:
+    answer = (
+        "Rises [2]. Both [1, 3] and [passage 4]. Full [source:abc#c12] and local [#c3.2]. "
+        "Record [note:n1]. In [1850] nothing; [see page 4] is text."
+    )
+    marks = parse_marks(answer)
+    assert [[(ref.kind, ref.value) for ref in mark.refs] for mark in marks] == [
+        [(RefKind.NUMBER, "2")],
+        [(RefKind.NUMBER, "1"), (RefKind.NUMBER, "3")],
+        [(RefKind.NUMBER, "4")],
+        [(RefKind.HANDLE, "source:abc#c12")],
+        [(RefKind.LOCAL, "#c3.2")],
+        [(RefKind.RECORD, "note:n1")],
+    ]
+    assert answer[marks[0].start : marks[0].end] == "[2]"
+    # A handle counts as a citation of its record.
+    assert parse_citations(answer) == {"source:abc": 1, "note:n1": 1}

@@ -46,8 +46,8 @@ class DoneEvent:
     flagged ``unsupported``; the records it cites, checked against the context that was sent.
 
     ``passages``: every passage the model saw, numbered as in the prompt (``reused``: the
-    numbers of those an earlier turn of the kept history showed, not sent again). ``coverage`` is ``low`` when no passage matched
-    the question (``notice`` then says so).
+    numbers of those an earlier turn of the kept history showed, not sent again).
+    ``coverage`` is ``low`` when no passage matched the question (``notice`` then says so).
     """
 
     answer: str

@@ -13,12 +13,12 @@ from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
 from open_notebook.errors import InvalidInputError
 from open_notebook.graphs import (
+    NOT_COVERED,
+    WARNING,
     ChatDeps,
     ChatSessions,
     ChatState,
     CompiledGraph,
-    NOT_COVERED,
-    WARNING,
     ContextFactory,
     FittedContext,
     SessionKind,

@@ -2,7 +2,9 @@
 
 Creates a notebook from ``demo_corpus/`` through the real ingest pipeline and the real ONNX
 embedder, searches it, builds a budgeted context for a question and shows its manifest, then asks
-the local language model and checks the answer's citations. The database is a fresh embedded one
+the local language model and shows the answer sentence by sentence, each attributed to the
+passage that supports it (quoted) or marked unsupported, or says that the notebook does not
+cover the question. The database is a fresh embedded one
 in ``<data dir>/demo`` so it can be explored afterwards with the CLI.
 """
 

@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
 from typing import Any
 
 from open_notebook.cli._runtime import Session
 from open_notebook.context import ContextRequest, RenderFormat, build_context
-from open_notebook.errors import ConfigurationError
 from open_notebook.ingest import Ingestor
 from open_notebook.search import SearchService
 from open_notebook.tokens import get_token_counter
-
-
-def require_module(name: str, feature: str) -> ModuleType:
-    """Import a pipeline module, or say clearly which part of the install is missing."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name is None or not name.startswith(exc.name):
-            raise
-        raise ConfigurationError(
-            f"{feature} needs the module {name}, which is not installed in this checkout "
-            f"(missing: {exc.name}); update the checkout and reinstall with `make install`"
-        ) from exc
 
 
 def ingestor_for(session: Session) -> Ingestor:

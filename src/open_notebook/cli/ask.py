@@ -1,4 +1,15 @@
-"""``open-notebook ask``: a grounded answer from a notebook, streamed, with checked citations."""
+"""``open-notebook ask``: a grounded answer from a notebook, streamed, then shown again sentence by
+sentence with its citation marks, unsupported sentences marked, and the quoted passages under it.
+
+    Q: why is my loaf dense?
+    ! The notebook does not seem to cover this question ...      (only when coverage is low)
+    <the answer as the model writes it>
+    ── attributed ──
+    ✓ Cold dough ferments slowly. [2]
+    ✗ The moon is made of cheese. (unsupported)
+    [2] Fermentation and temperature · source:abc #c3 · chars 120–410
+        "Below 20 °C the yeast works slowly ..."
+"""
 
 from __future__ import annotations
 
@@ -6,11 +17,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from open_notebook.cli._options import JsonFlag, NotebookOpt
 from open_notebook.cli._runtime import CliState, Session, execute, wants_json
-from open_notebook.cli._services import require_module
+from open_notebook.llm import (
+    AttributedSentence,
+    CitationStatus,
+    NumberedPassage,
+    SupportStatus,
+    create_language_model,
+)
 
 if TYPE_CHECKING:
     from open_notebook.chat import DoneEvent
@@ -56,15 +74,16 @@ def ask(
 
 async def answer(session: Session, options: AskOptions) -> DoneEvent:
     """Run the notebook ask graph; stream tokens to stdout unless the output is JSON."""
-    chat = require_module("open_notebook.chat", "ask")
-    llm_module = require_module("open_notebook.llm", "ask")
+    # LangGraph loads only for the commands that chat.
+    from open_notebook.chat import ask_notebook
+
     notebook = await session.store.notebooks.resolve(options.notebook)
-    llm = llm_module.create_language_model(session.settings)
+    llm = create_language_model(session.settings)
     stream_to = None if session.state.json_output else session.state.out
     if stream_to is not None:
         session.state.err.print(f"[dim]asking {llm.model_id} about {notebook.name}…[/]")
     done: DoneEvent | None = None
-    async for event in chat.ask_notebook(
+    async for event in ask_notebook(
         session.store,
         session.embedder(),
         llm,
@@ -74,7 +93,10 @@ async def answer(session: Session, options: AskOptions) -> DoneEvent:
         session_id=options.session_id,
         max_context_tokens=options.max_context_tokens,
     ):
-        if event.type == "token":
+        if event.type == "coverage":
+            if stream_to is not None and event.notice:
+                stream_to.print(f"[yellow]! {escape(event.notice)}[/]")
+        elif event.type == "token":
             if stream_to is not None:
                 stream_to.print(event.text, end="", markup=False, highlight=False, soft_wrap=True)
         else:
@@ -87,21 +109,61 @@ async def answer(session: Session, options: AskOptions) -> DoneEvent:
 
 
 def print_citations(state: CliState, done: DoneEvent) -> None:
-    """The checked citations and the size of the context the answer was grounded on."""
-    titles = _titles(done.manifest)
-    if done.citations:
-        table = Table("cited", "title", "check")
-        for citation in done.citations:
+    """The answer sentence by sentence with its marks, the quoted passages it cites, the records
+    the model cited that the context did not hold, and the size of the context."""
+    out = state.out
+    if done.sentences:
+        out.rule("[bold]attributed", style="dim")
+        for sentence in done.sentences:
+            out.print(_sentence_line(sentence), soft_wrap=True)
+        for passage in done.cited_passages:
+            out.print(_passage_lines(passage), soft_wrap=True)
+    elif done.notice:
+        out.print(f"[yellow]{escape(done.notice)}[/]")
+    if not done.cited_passages and done.sentences:
+        out.print("[yellow]no sentence of the answer is supported by a passage[/]")
+    wrong = [one for one in done.citations if one.status.value != "valid"]
+    if wrong:
+        titles = _titles(done.manifest)
+        table = Table("cited by the model", "title", "check")
+        for citation in wrong:
             status = str(citation.status)
             style = _STATUS_STYLE.get(status, "")
             table.add_row(citation.id, titles.get(citation.id, ""), f"[{style}]{status}[/]")
-        state.out.print(table)
-    else:
-        state.out.print("[yellow]the answer cites no sources[/]")
+        out.print(table)
     included = len(done.manifest.get("included") or [])
     state.err.print(
         f"[dim]context: {included} items, {done.context_tokens} tokens; model {done.model_id}; "
         f"session {done.session_id} (continue with --session {done.session_id})[/]"
+    )
+
+
+def _marks(sentence: AttributedSentence) -> str:
+    marks: list[str] = []
+    for one in sentence.citations:
+        if one.passage is not None and one.status is CitationStatus.VALID:
+            mark = f"[{one.passage.number}]"
+        else:  # a citation the context did not hold, as the model wrote it
+            mark = f"[red][{escape(one.written or one.record_id or '?')}?][/]"
+        if mark not in marks:
+            marks.append(mark)
+    return " ".join(marks)
+
+
+def _sentence_line(sentence: AttributedSentence) -> str:
+    marks = _marks(sentence)
+    text = escape(sentence.text)
+    if sentence.status is SupportStatus.SUPPORTED:
+        return f"[green]✓[/] {text} {marks}".rstrip()
+    return f"[red]✗[/] [dim]{text}[/] {marks} [red](unsupported)[/]".replace("  ", " ")
+
+
+def _passage_lines(passage: NumberedPassage) -> str:
+    where = f"{passage.record_id} {passage.handle[len(passage.record_id) :]}".strip()
+    quoted = " ".join(passage.text.split())
+    return (
+        f"[bold][{passage.number}][/] {escape(passage.title)} [dim]· {escape(where)} · chars "
+        f"{passage.char_start}–{passage.char_end}[/]\n    [italic]“{escape(quoted)}”[/]"
     )
 
 

@@ -49,7 +49,7 @@ from open_notebook.context._passages import RankedChunk
 from open_notebook.context._payload import ContextPayload, RecordEntry, passage_dict, record_payload
 from open_notebook.context._query import PassageAssembly, assemble_passages
 from open_notebook.context._reader import ContextReader, Searcher
-from open_notebook.context._render import render_block, render_document
+from open_notebook.context._render import RunText, render_block, render_document, render_passages
 from open_notebook.context._request import ContextRequest
 from open_notebook.context._select import Selection, SelectOptions, select
 
@@ -77,6 +77,7 @@ __all__ = [
     "RankedChunk",
     "RecordEntry",
     "RenderFormat",
+    "RunText",
     "Searcher",
     "SelectOptions",
     "Selection",
@@ -102,6 +103,7 @@ __all__ = [
     "record_payload",
     "render_block",
     "render_document",
+    "render_passages",
     "select",
     "shrink",
     "sort_key",

@@ -257,7 +257,9 @@ def _record_citations(
             record = one.passage.record_id if one.passage is not None else one.record_id
             if record is not None:
                 counts[record] = counts.get(record, 0) + 1
-    return [Citation(record, index.record_status(record), count) for record, count in counts.items()]
+    return [
+        Citation(record, index.record_status(record), count) for record, count in counts.items()
+    ]
 
 
 async def existing_ids(store: Store, ids: Sequence[str]) -> set[str]:

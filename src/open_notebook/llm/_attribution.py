@@ -24,6 +24,8 @@ from open_notebook.llm._passages import NumberedPassage
 from open_notebook.llm._support import SUPPORT_BAR, SupportMatrix, SupportScorer
 from open_notebook.segment import sentences
 
+# Blanked marks leave a space before the punctuation that followed them.
+_SPACE_BEFORE_STOP: Final = re.compile(r"\s+([.,;:!?。，；：！？])")
 # A line's list marker ("1.", "2)", "-") or a line of nothing but marks is not a claim.
 _ENUMERATOR: Final = re.compile(r"^\W*\d{1,3}\W*$|^\W*$")
 
@@ -137,7 +139,7 @@ def split_sentences(answer: str, marks: Sequence[Mark]) -> list[_Span]:
     blanked = _blank(answer, marks)
     spans: list[_Span] = []
     for start, end in sentences(blanked):
-        text = " ".join(blanked[start:end].split())
+        text = _SPACE_BEFORE_STOP.sub(r"\1", " ".join(blanked[start:end].split()))
         if not _ENUMERATOR.match(text):
             spans.append(_Span(start, end, text))
     return spans
@@ -174,9 +176,7 @@ class CitationIndex:
         return (self.records or {}).get(record_id, CitationStatus.UNKNOWN)
 
 
-def _resolve(
-    ref: Ref, index: CitationIndex, matrix: SupportMatrix, row: int
-) -> SentenceCitation:
+def _resolve(ref: Ref, index: CitationIndex, matrix: SupportMatrix, row: int) -> SentenceCitation:
     visible = list(index.visible)
     written = ref.value
 
@@ -251,7 +251,11 @@ def _unique(citations: list[SentenceCitation]) -> list[SentenceCitation]:
     seen: set[tuple[object, ...]] = set()
     unique: list[SentenceCitation] = []
     for one in citations:
-        key = ("passage", one.passage.number) if one.passage else ("other", one.record_id, one.written)
+        key = (
+            ("passage", one.passage.number)
+            if one.passage
+            else ("other", one.record_id, one.written)
+        )
         if key not in seen:
             seen.add(key)
             unique.append(one)

@@ -34,7 +34,6 @@ GEMMA_STOPS: Final = ("<end_of_turn>", "<start_of_turn>", "<eos>", "\n### [", "\
 # "Answer:" it answers. The prefix is part of the prompt (and its count), never of the answer.
 ANSWER_PREFIX: Final = "Answer:"
 _DONE: Final = object()
-SAMPLING_OVERRIDE: dict[str, object] = {}
 
 
 def ensure_model_file(models_dir: Path) -> Path:
@@ -154,7 +153,6 @@ class LocalGemmaModel:
             "temperature": 0.2,
             "repeat_penalty": 1.15,
             "cache_prompt": True,
-            **SAMPLING_OVERRIDE,
         }
         run = _Run(asyncio.get_running_loop(), self)
         task = asyncio.create_task(asyncio.to_thread(run.execute, server, request))

@@ -16,8 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from open_notebook.context import Passage, RenderFormat
-from open_notebook.context.render import SEPARATOR, RunText, render_passages
+from open_notebook.context import Passage, RenderFormat, RunText, render_document, render_passages
 
 # Said in a turn's context for passages an earlier turn of the conversation showed.
 REUSED_PREFIX: Final = "Also relevant, shown earlier in this conversation:"
@@ -145,7 +144,7 @@ def number_passages(
     text = _render(sent, fmt)
     if reused:
         line = f"{REUSED_PREFIX} " + ", ".join(f"[{number}]" for number in sorted(reused))
-        text = f"{text}{SEPARATOR}{line}" if text else line
+        text = render_document([text, line]) if text else line
     return PromptContext(
         text,
         tuple(one for _, one in sent),
@@ -183,4 +182,4 @@ def _render(sent: Sequence[tuple[Passage, NumberedPassage]], fmt: RenderFormat) 
         ]
         record = ordered[0][0].record
         blocks.append(render_passages(record, runs, truncated=False, fmt=fmt))
-    return SEPARATOR.join(blocks)
+    return render_document(blocks)

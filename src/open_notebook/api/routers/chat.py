@@ -1,15 +1,46 @@
-"""Grounded chat as server-sent events: ``token`` events as the model writes, then ``done``.
+"""Grounded chat as server-sent events: ``coverage``, ``token`` events as the model writes, then
+``done`` with the attributed answer.
 
 Errors found before the first token (unknown notebook or source, empty question, no model
-configured) are ordinary JSON error responses with their status; an error after streaming began
-arrives as one ``error`` event, since the status line has already been sent.
+configured, the model refusing the request) are ordinary JSON error responses with their
+status; an error after streaming began arrives as one ``error`` event, since the status line
+has already been sent.
+
+The events, in order (each ``data`` is one JSON object):
+
+* ``coverage`` ``{type, coverage, score, notice}``: ``coverage`` is ``"ok"`` or ``"low"`` (no
+  passage of the built context matches the question); ``notice`` is the sentence to show then
+  (``null`` when ``ok``). With ``OPEN_NOTEBOOK_LOW_COVERAGE=refuse`` a ``low`` turn does not ask
+  the model: its one ``token`` is the notice.
+* ``token`` ``{type, text}``: a piece of the answer as the model writes it.
+* ``done`` ``{type, answer, coverage, coverage_score, notice, sentences, citations, passages,
+  manifest, plan, session_id, model_id, context_tokens, context}``, the last event:
+
+  - ``sentences``: ``[{text, start, end, status, score, citations}]``, every sentence of
+    ``answer`` (``answer[start:end]``); ``status`` is ``"supported"`` or ``"unsupported"``;
+    each citation is ``{status, by, written, score, number, handle, record_id, record_type,
+    title, chunk_id, char_start, char_end, text}``: ``by`` is ``"model"`` (the model wrote the
+    mark; ``written`` is what it wrote) or ``"attribution"`` (the passage that supports the
+    sentence, found after the answer); ``status`` is ``valid``, ``not_in_context`` or
+    ``unknown`` (then only ``record_id`` names what was cited, if anything); ``text`` is the
+    quoted passage, ``record text[char_start:char_end]``.
+  - ``passages``: every passage the answer could cite, ``{number, handle, record_id, ...,
+    text, reused}``; ``reused`` passages were shown by an earlier turn of the kept history and
+    named by number, not sent again.
+  - ``citations``: the records the model cited, ``[{id, status, count}]``.
+  - ``plan``: the token plan (``window``, ``answer_tokens``, ``prompt_tokens``,
+    ``history_tokens``, ``history_kept``, ``history_trimmed``, ``context_budget``,
+    ``request_tokens``, ``context_tokens``, ``reused_tokens``, ``context_attempts``);
+    ``manifest.reused`` says which passages of the build were named, not resent.
+  - ``context``: the context exactly as sent.
+* ``error`` ``{type, error, detail}``: the model failed mid-answer (the stream ends).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
@@ -33,10 +64,15 @@ router = APIRouter(prefix="/api", tags=["chat"])
 
 _SSE: dict[int | str, dict[str, Any]] = {
     200: {
-        "description": "a `text/event-stream`: `token` events `{type, text}`, then one `done` "
-        "event `{type, answer, citations, manifest, plan, session_id, model_id, context_tokens, "
-        "context}` (`context`: the rendered context exactly as sent), or an "
-        "`error` event `{type, error, detail}` if the model fails mid-answer",
+        "description": "a `text/event-stream`: one `coverage` event `{type, coverage, score, "
+        "notice}` (`coverage`: `ok` or `low`), `token` events `{type, text}`, then one `done` "
+        "event `{type, answer, coverage, coverage_score, notice, sentences, citations, "
+        "passages, manifest, plan, session_id, model_id, context_tokens, context}` "
+        "(`sentences`: `[{text, start, end, status, score, citations}]`, `status` "
+        "`supported` or `unsupported`, each citation a passage `{status, by, number, handle, "
+        "record_id, chunk_id, char_start, char_end, text, ...}`; `context`: the context "
+        "exactly as sent), or an `error` event `{type, error, detail}` if the model fails "
+        "mid-answer",
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     }
 }
@@ -107,7 +143,8 @@ async def chat_notebook(
     settings: SettingsDep,
     search: SearchDep,
 ) -> StreamingResponse:
-    """Ask a question of a notebook (hybrid retrieval, budgeted context, checked citations)."""
+    """Ask a question of a notebook (hybrid retrieval, budgeted context of numbered passages),
+    every answer sentence attributed to a passage or flagged ``unsupported``."""
     events = ask_notebook(
         store,
         embedder,
@@ -127,14 +164,17 @@ async def chat_source(
     source_id: str,
     body: SourceChatRequest,
     store: StoreDep,
+    embedder: EmbedderDep,
     llm: LlmDep,
     settings: SettingsDep,
 ) -> StreamingResponse:
-    """Chat with one source: its full text and insights, within the model's window."""
+    """Chat with one source: its passages and insights that match the question, within the
+    model's window; the answer's sentences attributed as for ``/api/chat``."""
     events = chat_with_source(
         store,
         llm,
         settings,
+        embedder=embedder,
         source_id=source_id,
         question=body.question,
         session_id=body.session_id,
@@ -144,8 +184,11 @@ async def chat_source(
 
 
 async def _stream(events: AsyncIterator[ChatEvent]) -> StreamingResponse:
-    # Pull the first event here so errors before any output keep their HTTP status.
-    first = await anext(events)
+    # Pull events up to the first piece of the answer here, so errors before any answer (the
+    # model refusing the request included) keep their HTTP status.
+    first = [await anext(events)]
+    while first[-1].type == "coverage":
+        first.append(await anext(events))
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return StreamingResponse(_sse(first, events), media_type="text/event-stream", headers=headers)
 
@@ -154,8 +197,11 @@ def _frame(payload: dict[str, Any]) -> bytes:
     return f"event: {payload['type']}\ndata: {json.dumps(payload, default=str)}\n\n".encode()
 
 
-async def _sse(first: ChatEvent, events: AsyncIterator[ChatEvent]) -> AsyncIterator[bytes]:
-    yield _frame(first.as_dict())
+async def _sse(
+    first: Sequence[ChatEvent], events: AsyncIterator[ChatEvent]
+) -> AsyncIterator[bytes]:
+    for event in first:
+        yield _frame(event.as_dict())
     try:
         async for event in events:
             yield _frame(event.as_dict())

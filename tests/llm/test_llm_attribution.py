@@ -1,0 +1,137 @@
+"""Attribution of an answer's sentences with the real MiniLM: citations the model wrote are
+resolved and checked, every sentence is supported by a passage or flagged, and a context that
+does not match the question is said to be low coverage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from open_notebook.embeddings import OnnxMiniLMEmbedder
+from open_notebook.llm import (
+    CitationIndex,
+    CitationStatus,
+    CitedBy,
+    Coverage,
+    NumberedPassage,
+    SupportScorer,
+    SupportStatus,
+    attribute,
+    check_coverage,
+    numbers_in,
+)
+
+pytestmark = pytest.mark.slow
+
+STARTER = (
+    "A ripe starter doubles in four to six hours and smells pleasantly sour. "
+    "Rye flour makes a starter more active because it carries more wild yeast."
+)
+OVEN = "Bake the loaf at 250 degrees for 20 minutes with steam, then 25 minutes without."
+HISTORY = "The Normans were descended from Norse raiders who settled in northern France in 911."
+
+
+def passage(number: int, record: str, text: str, start: int = 0) -> NumberedPassage:
+    return NumberedPassage(
+        number=number,
+        handle=f"{record}#c{number}",
+        record_id=record,
+        record_type="source",
+        title=record,
+        chunk_id=f"chunk:{number}",
+        char_start=start,
+        char_end=start + len(text),
+        text=text,
+    )
+
+
+PASSAGES = (
+    passage(1, "source:starter", STARTER),
+    passage(2, "source:oven", OVEN, start=120),
+)
+
+
+@pytest.fixture(scope="module")
+def scorer(tmp_path_factory: pytest.TempPathFactory) -> SupportScorer:
+    models: Path = tmp_path_factory.mktemp("models")
+    embedder = OnnxMiniLMEmbedder.int8(models, threads=1)
+    embedder.warm_up()
+    return SupportScorer(embedder)
+
+
+def test_model_citations_resolve_and_every_sentence_gets_a_status(scorer: SupportScorer) -> None:
+    answer = (
+        "A ripe starter doubles in four to six hours [1]. "
+        "Rye flour carries more wild yeast, so the starter is more active. "
+        "Bake it at 250 degrees for 20 minutes with steam [2]. "
+        "The Eiffel tower was finished in 1889 [9]. "
+        "Photosynthesis turns light into sugar in green leaves [source:elsewhere]."
+    )
+    index = CitationIndex(visible=PASSAGES, records={"source:elsewhere": CitationStatus.UNKNOWN})
+    first, second, third, fourth, fifth = attribute(answer, index, scorer)
+    assert [one.status for one in (first, second, third)] == [SupportStatus.SUPPORTED] * 3
+    assert [one.status for one in (fourth, fifth)] == [SupportStatus.UNSUPPORTED] * 2
+    # The model's own mark resolves to the passage's record, chunk, span and text.
+    [cited] = first.citations
+    assert (cited.by, cited.status, cited.written) == (CitedBy.MODEL, CitationStatus.VALID, "1")
+    assert cited.passage == PASSAGES[0] and cited.passage.text == STARTER
+    assert answer[first.start : first.end].startswith("A ripe starter")
+    # A sentence without a mark is attributed to the passage that supports it.
+    [found] = second.citations
+    assert (found.by, found.passage) == (CitedBy.ATTRIBUTION, PASSAGES[0])
+    assert third.citations[0].passage == PASSAGES[1]
+    # Invented marks stay visible as such, and never pass for support.
+    assert [(one.status, one.written) for one in fourth.citations] == [
+        (CitationStatus.UNKNOWN, "9")
+    ]
+    assert [(one.status, one.record_id) for one in fifth.citations] == [
+        (CitationStatus.UNKNOWN, "source:elsewhere")
+    ]
+
+
+def test_a_number_the_passage_does_not_hold_voids_its_support(scorer: SupportScorer) -> None:
+    right, wrong = attribute(
+        "Bake the loaf at 250 degrees for 20 minutes. Bake the loaf at 180 degrees for 20 minutes.",
+        CitationIndex(visible=PASSAGES),
+        scorer,
+    )
+    assert right.status is SupportStatus.SUPPORTED
+    assert wrong.status is SupportStatus.UNSUPPORTED and wrong.citations == ()
+    assert numbers_in("In 1,066 and 3.50, the 10th.") == {"1066", "3.5", "10"}
+
+
+def test_a_mark_at_the_start_of_a_line_belongs_to_the_sentence_it_opens(
+    scorer: SupportScorer,
+) -> None:
+    answer = "[2] Bake the loaf at 250 degrees with steam.\n[1] A ripe starter smells sour."
+    oven, starter = attribute(answer, CitationIndex(visible=PASSAGES), scorer)
+    assert [one.passage for one in oven.citations if one.by is CitedBy.MODEL] == [PASSAGES[1]]
+    assert [one.passage for one in starter.citations if one.by is CitedBy.MODEL] == [PASSAGES[0]]
+
+
+def test_a_number_of_an_earlier_turn_not_kept_is_not_in_context(scorer: SupportScorer) -> None:
+    old = passage(5, "source:history", HISTORY)
+    [sentence] = attribute(
+        "The Normans settled in France in 911 [5].",
+        CitationIndex(visible=PASSAGES, known=(old,)),
+        scorer,
+    )
+    [cited] = sentence.citations
+    assert (cited.status, cited.passage) == (CitationStatus.NOT_IN_CONTEXT, old)
+    assert sentence.status is SupportStatus.UNSUPPORTED  # the model cannot see it this turn
+
+
+def test_coverage_is_low_when_no_passage_matches_the_question(scorer: SupportScorer) -> None:
+    covered = check_coverage("How long does a ripe starter take to double?", PASSAGES, scorer)
+    assert covered.coverage is Coverage.OK and covered.best == PASSAGES[0]
+    missed = check_coverage("Who were the Normans descended from?", PASSAGES, scorer)
+    assert missed.coverage is Coverage.LOW and missed.score < covered.score
+    assert check_coverage("Anything?", (), scorer).coverage is Coverage.LOW
+
+
+def test_without_an_embedder_shared_words_decide(scorer: SupportScorer) -> None:
+    lexical = SupportScorer(None)
+    [copied, other] = attribute(f"{OVEN} {HISTORY}", CitationIndex(visible=PASSAGES), lexical)
+    assert copied.status is SupportStatus.SUPPORTED
+    assert other.status is SupportStatus.UNSUPPORTED
