@@ -179,6 +179,14 @@ BENCHES: tuple[Bench, ...] = (
         timeout_s=420,
     ),
     Bench(
+        "answers",
+        "bench.answers",
+        ("--questions", "30", "--support-questions", "60", "--turns", "5"),
+        ("--questions", "100", "--support-questions", "200", "--turns", "5"),
+        timeout_s=1500,
+        needs=(SHARED_DATA / "squad-long",),
+    ),
+    Bench(
         "chat_local",
         "bench.chat_local",
         ("--budgets", "512,1536", "--answer", "32"),

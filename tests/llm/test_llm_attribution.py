@@ -135,3 +135,12 @@ def test_without_an_embedder_shared_words_decide(scorer: SupportScorer) -> None:
     [copied, other] = attribute(f"{OVEN} {HISTORY}", CitationIndex(visible=PASSAGES), lexical)
     assert copied.status is SupportStatus.SUPPORTED
     assert other.status is SupportStatus.UNSUPPORTED
+
+
+def test_a_bare_fragment_is_read_with_its_question(scorer: SupportScorer) -> None:
+    question = "Which flour makes a starter more active?"
+    [fragment] = attribute("Rye.", CitationIndex(visible=PASSAGES), scorer, question=question)
+    assert fragment.status is SupportStatus.SUPPORTED
+    assert fragment.citations[0].passage == PASSAGES[0]
+    [wrong] = attribute("Oven.", CitationIndex(visible=PASSAGES), scorer, question=question)
+    assert wrong.status is SupportStatus.UNSUPPORTED

@@ -122,6 +122,17 @@ async def test_ask_answers_with_checked_citations(
         assert "slows fermentation" in await _read(client, cited["uri"])
         sent = " ".join(m["content"] for m in chat_server.requests[0]["messages"])
         assert "slows fermentation" in sent and "Why is my loaf dense?" in sent
+        # The sentence is attributed to the passage that supports it, quoted, readable by URI.
+        assert result["coverage"] == "ok" and result["notice"] is None
+        [sentence] = result["sentences"]
+        assert sentence["text"] == "The kitchen is too cold." and sentence["status"] == "supported"
+        by = {(one["by"], one["status"]) for one in sentence["citations"]}
+        assert ("model", "unknown") in by  # the invented record, as written
+        [passage] = [one for one in sentence["citations"] if one["number"] is not None]
+        assert passage["status"] == "valid" and passage["record_id"] == notebook["source"]
+        assert "cold kitchen slows fermentation" in passage["text"]
+        assert passage["chunk_id"].startswith("chunk:")
+        assert await _read(client, passage["uri"]) == passage["text"]
 
         follow_up = structured(
             await client.call_tool(

@@ -11,6 +11,7 @@ import asyncio
 import itertools
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Final
 
 from langchain_core.runnables import RunnableConfig
@@ -231,7 +232,9 @@ async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[
         known=[one for turn in state.turns for one in turn.passages],
         records={one.id: one.status for one in checked},
     )
-    sentences = await asyncio.to_thread(attribute, state.answer, index, deps.scorer)
+    sentences = await asyncio.to_thread(
+        partial(attribute, question=state.question), state.answer, index, deps.scorer
+    )
     return {"sentences": sentences, "citations": _record_citations(sentences, index)}
 
 

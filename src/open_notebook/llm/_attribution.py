@@ -24,6 +24,8 @@ from open_notebook.llm._passages import NumberedPassage
 from open_notebook.llm._support import SUPPORT_BAR, SupportMatrix, SupportScorer
 from open_notebook.segment import sentences
 
+# Fewer content terms than this make a fragment (a bare answer), read with its question.
+FRAGMENT_TERMS: Final = 3
 # Blanked marks leave a space before the punctuation that followed them.
 _SPACE_BEFORE_STOP: Final = re.compile(r"\s+([.,;:!?。，；：！？])")
 # A line's list marker ("1.", "2)", "-") or a line of nothing but marks is not a claim.
@@ -214,14 +216,50 @@ def _resolve(ref: Ref, index: CitationIndex, matrix: SupportMatrix, row: int) ->
     return SentenceCitation(status, CitedBy.MODEL, record_id=record, written=written)
 
 
+def _claim(span: _Span, question: str | None, scorer: SupportScorer) -> str:
+    """What a sentence claims: itself, or with the question when it is a bare fragment."""
+    if question and len(scorer.terms(span.text)) < FRAGMENT_TERMS:
+        return f"{question} {span.text}"
+    return span.text
+
+
+def _fragments_held(
+    matrix: SupportMatrix,
+    spans: Sequence[_Span],
+    claims: Sequence[str],
+    visible: Sequence[NumberedPassage],
+    scorer: SupportScorer,
+) -> SupportMatrix:
+    """A fragment read with its question is supported only by a passage holding its own
+    terms: the question alone must not carry a wrong answer."""
+    scores = matrix.scores.copy()
+    held = [scorer.terms(one.text) for one in visible]
+    for row, (span, claim) in enumerate(zip(spans, claims, strict=True)):
+        if claim == span.text:
+            continue
+        own = scorer.terms(span.text)
+        for column, terms in enumerate(held):
+            if not own <= terms:
+                scores[row, column] = 0.0
+    return SupportMatrix(scores, matrix.lexical, matrix.semantic)
+
+
 def attribute(
-    answer: str, index: CitationIndex, scorer: SupportScorer
+    answer: str, index: CitationIndex, scorer: SupportScorer, *, question: str | None = None
 ) -> tuple[AttributedSentence, ...]:
-    """Split, score and cite every sentence of ``answer`` (see the module docstring)."""
+    """Split, score and cite every sentence of ``answer`` (see the module docstring).
+
+    A sentence of fewer than :data:`FRAGMENT_TERMS` content terms ("France.", "In 1970.")
+    claims nothing on its own: it answers ``question``, so it is scored as the question
+    followed by it.
+    """
     marks = parse_marks(answer)
     spans = split_sentences(answer, marks)
     visible = list(index.visible)
-    matrix = scorer.score([span.text for span in spans], [one.text for one in visible])
+    claims = [_claim(span, question, scorer) for span in spans]
+    matrix = _fragments_held(
+        scorer.score(claims, [one.text for one in visible]), spans, claims, visible, scorer
+    )
     written: dict[int, list[SentenceCitation]] = {}
     for mark in marks:
         row = _owner(answer, mark, spans)

@@ -70,12 +70,19 @@ class LocalGemmaModel:
     """The bundled Gemma 3 270M, loaded lazily once per instance (share one per process)."""
 
     def __init__(
-        self, models_dir: Path, *, context_window: int = DEFAULT_LOCAL_WINDOW, threads: int = 2
+        self,
+        models_dir: Path,
+        *,
+        context_window: int = DEFAULT_LOCAL_WINDOW,
+        threads: int = 2,
+        seed: int | None = None,
     ) -> None:
         self.model_id = LOCAL_MODEL_ID
         self.context_window = min(context_window, GEMMA_MAX_WINDOW)
         self._models_dir = models_dir
         self._threads = threads
+        # A fixed sampling seed makes an answer repeatable (benchmarks); None samples afresh.
+        self._seed = seed
         self._server: Any = None
         self._http: httpx.Client | None = None
         self._load_lock = threading.Lock()
@@ -154,6 +161,8 @@ class LocalGemmaModel:
             "repeat_penalty": 1.15,
             "cache_prompt": True,
         }
+        if self._seed is not None:
+            request["seed"] = self._seed
         run = _Run(asyncio.get_running_loop(), self)
         task = asyncio.create_task(asyncio.to_thread(run.execute, server, request))
         try:

@@ -102,12 +102,51 @@ class CitationOut(BaseModel):
     uri: str | None = Field(description="A resource that reads the cited record, if it exists.")
 
 
+class PassageCitationOut(BaseModel):
+    """A passage a sentence cites: where it is and what it says."""
+
+    status: str = Field(
+        description="valid: a passage the model read; not_in_context: one an earlier turn "
+        "showed that this turn's model did not see, or a real record it did not read; "
+        "unknown: no such passage or record (invented)."
+    )
+    by: str = Field(
+        description="model: the model wrote the mark; attribution: the passage found after "
+        "the answer as the one that supports the sentence."
+    )
+    written: str | None = Field(description="The mark as the model wrote it (3, source:x#c2).")
+    score: float | None = Field(description="How well the passage supports the sentence, 0..1.")
+    number: int | None = Field(description="The passage's number in the conversation.")
+    record_id: str | None
+    title: str | None
+    chunk_id: str | None
+    char_start: int | None = Field(description="Where the passage starts in the record's text.")
+    char_end: int | None
+    text: str | None = Field(description="The passage quoted: record text[char_start:char_end].")
+    uri: str | None = Field(description="A resource that reads exactly this passage.")
+
+
+class SentenceOut(BaseModel):
+    text: str
+    status: str = Field(
+        description="supported: a passage of the context supports it; unsupported: none does."
+    )
+    citations: list[PassageCitationOut]
+
+
 class AnswerResult(BaseModel):
-    """An answer grounded in the notebook, with its citations checked."""
+    """An answer grounded in the notebook: every sentence attributed to the passage that
+    supports it or flagged unsupported; the records the model cited checked."""
 
     notebook_id: str
     question: str
     answer: str
+    coverage: str = Field(
+        description="ok, or low: no passage of the context matches the question (the answer "
+        "is not grounded in the notebook; notice says so)."
+    )
+    notice: str | None
+    sentences: list[SentenceOut]
     citations: list[CitationOut]
     context_items: int = Field(description="Records in the context the model read.")
     context_tokens: int

@@ -1,8 +1,7 @@
 """The context build and the grounded answer behind the tools.
 
 These two functions are the only code of the MCP layer that reads the context builder's payload
-and the chat service's final event: when answers grow per-sentence attribution, this module is
-the one to change.
+and the chat service's final event (its attributed sentences included).
 """
 
 from __future__ import annotations
@@ -16,7 +15,15 @@ from open_notebook.chat import DoneEvent, ask_notebook, notebook_context_factory
 from open_notebook.context import ContextRequest, RenderFormat
 from open_notebook.context import build_context as build_payload
 from open_notebook.domain import Notebook
-from open_notebook.mcp._results import AnswerResult, CitationOut, ContextItem, ContextResult
+from open_notebook.llm import AttributedSentence, CitationStatus, SentenceCitation
+from open_notebook.mcp._results import (
+    AnswerResult,
+    CitationOut,
+    ContextItem,
+    ContextResult,
+    PassageCitationOut,
+    SentenceOut,
+)
 from open_notebook.mcp._services import NotebookServices
 from open_notebook.mcp._uris import record_uri
 from open_notebook.tokens import get_token_counter
@@ -83,7 +90,8 @@ async def answer(
     max_context_tokens: int | None,
     session_id: str | None,
 ) -> AnswerResult:
-    """Ask the configured model; the answer's citations are checked against its context."""
+    """Ask the configured model; every sentence of the answer is attributed to a passage of
+    its context or flagged, and the answer's citations are checked against that context."""
     done: DoneEvent | None = None
     events = ask_notebook(
         services.store,
@@ -124,9 +132,45 @@ def _answer_result(notebook: Notebook, question: str, done: DoneEvent) -> Answer
         notebook_id=notebook.id,
         question=question,
         answer=done.answer,
+        coverage=done.coverage,
+        notice=done.notice,
+        sentences=[_sentence(notebook, one) for one in done.sentences],
         citations=citations,
         context_items=len(done.manifest.get("included", [])),
         context_tokens=done.context_tokens,
         model_id=done.model_id,
         session_id=done.session_id,
+    )
+
+
+def _sentence(notebook: Notebook, sentence: AttributedSentence) -> SentenceOut:
+    return SentenceOut(
+        text=sentence.text,
+        status=sentence.status.value,
+        citations=[_passage_citation(notebook, one) for one in sentence.citations],
+    )
+
+
+def _passage_citation(notebook: Notebook, citation: SentenceCitation) -> PassageCitationOut:
+    passage = citation.passage
+    record = passage.record_id if passage is not None else citation.record_id
+    readable = citation.status is CitationStatus.VALID and passage is not None
+    return PassageCitationOut(
+        status=citation.status.value,
+        by=citation.by.value,
+        written=citation.written,
+        score=None if citation.score is None else round(citation.score, 4),
+        number=passage.number if passage is not None else None,
+        record_id=record,
+        title=passage.title if passage is not None else None,
+        chunk_id=passage.chunk_id if passage is not None else None,
+        char_start=passage.char_start if passage is not None else None,
+        char_end=passage.char_end if passage is not None else None,
+        text=passage.text if passage is not None else None,
+        # A passage the model read is a span of a record the notebook's search found.
+        uri=record_uri(
+            notebook.id, passage.record_id, start=passage.char_start, end=passage.char_end
+        )
+        if readable and passage is not None
+        else None,
     )

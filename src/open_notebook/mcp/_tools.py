@@ -148,8 +148,11 @@ class NotebookTools:
     ) -> AnswerResult:
         """Answer a question from the notebook with the server's language model.
 
-        The answer cites its sources as [source:KEY]; each citation is checked against the
-        context the model read (valid, not_in_context, or unknown when invented).
+        Every sentence of the answer comes back attributed to the passage that supports it
+        (record, chunk, character span, the quoted text and a URI reading exactly that span)
+        or flagged unsupported; coverage is low, with a notice, when no passage of the notebook
+        matches the question. Marks the model wrote ([3], [source:KEY]) are checked against
+        the context it read (valid, not_in_context, or unknown when invented).
         """
         services = self._services()
         nb = await services.store.notebooks.resolve(notebook)
