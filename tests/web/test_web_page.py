@@ -154,34 +154,81 @@ def _ask(w: Watched, served: Served, notebook_key: str) -> None:
     served.chat.answer = (
         f"A cold kitchen slows fermentation, so the loaf comes out dense [{markdown_id}]. "
         f"Steam keeps the crust soft early in the bake [{pdf_id}]. "
-        f"The oven matters too [source:invented1]. {INJECTED}"
+        f"Copper kettles from Lisbon give the best crumb [source:invented1]. {INJECTED}"
     )
     page.click("text=Ask a question")
     expect(page.locator("#ask-form")).to_be_visible()
     w.shot("ask-page")
     page.fill("#question", QUESTION)
     page.click("#ask-button")
-    answer = page.locator("#conversation .turn .answer").last
-    # Streamed: the finished answer has its citation marks as links.
-    expect(answer.locator("a.cite")).to_have_count(3)
-    expect(answer).to_contain_text("A cold kitchen slows fermentation")
+    turn = page.locator("#conversation .turn").last
+    answer = turn.locator(".answer")
+    # Streamed, then drawn again from the attribution: one element per sentence, with its status.
+    expect(answer).to_have_attribute("aria-busy", "false")
+    sentences = answer.locator(".sentence")
+    dense = sentences.filter(has_text="A cold kitchen slows fermentation")
+    expect(dense).to_have_attribute("data-status", "supported")
+    expect(sentences.filter(has_text="Steam keeps the crust soft")).to_have_attribute(
+        "data-status", "supported"
+    )
+    invented = sentences.filter(has_text="Copper kettles from Lisbon")
+    expect(invented).to_have_attribute("data-status", "unsupported")
+    expect(invented).to_have_attribute("title", "not supported by the notebook")
+    expect(invented.locator(".visually-hidden")).to_have_text(" (not supported by the notebook)")
+    # The made-up record is a struck-out mark, not a link; the answer's marks are not shown raw.
+    expect(invented.locator("span.cite.unknown")).to_have_count(1)
+    expect(answer).not_to_contain_text("[source:")
     expect(answer).to_contain_text(INJECTED)
-    expect(answer.locator("a.cite.valid")).to_have_count(2)
-    expect(answer.locator("a.cite.unknown")).to_have_count(1)
+    expect(turn.locator(".not-covered")).to_have_count(0)
     w.shot("answer")
 
-    answer.locator(f'a.cite[data-id="{markdown_id}"]').click()
+    # The citation opens the source at the cited passage: the quoted text, exactly, highlighted.
+    cite = dense.locator(f'a.cite.passage.valid[data-id="{markdown_id}"]').first
+    number = cite.get_attribute("data-number")
+    assert number
+    quoted = turn.locator(f'.passages li[data-number="{number}"] blockquote')
+    passage = quoted.inner_text()
+    assert "A cold kitchen slows fermentation" in passage
+    cite.click()
     reader = page.locator("#reader")
     expect(reader).to_be_visible()
     mark = reader.locator("mark#cited-passage")
-    expect(mark).to_contain_text("A cold kitchen slows fermentation")
     expect(mark).to_be_in_viewport()
+    assert mark.inner_text().strip() == passage.strip()
     # The passage, not the whole source: the other sections stay unmarked.
     assert "Keep the baked loaf" not in mark.inner_text()
     assert "Keep the baked loaf" in reader.locator("#reader-body").inner_text()
     w.shot("citation-opened")
     page.click("#reader-close")
     expect(reader).to_be_hidden()
+
+
+def _not_covered(w: Watched, served: Served) -> None:
+    """A question the notebook has nothing on: the notice shows while the answer streams."""
+    page = w.page
+    served.chat.answer = "The 1954 final was played in Bern."
+    page.evaluate(
+        """() => {
+            window.__noticeWhileStreaming = null;
+            const seen = new MutationObserver(() => {
+                const turn = [...document.querySelectorAll('#conversation .turn')].pop();
+                if (turn && turn.querySelector('.not-covered') && window.__noticeWhileStreaming === null) {
+                    window.__noticeWhileStreaming = turn.querySelector('.answer.streaming') !== null;
+                }
+            });
+            seen.observe(document.getElementById('conversation'), {childList: true, subtree: true});
+        }"""
+    )
+    page.fill("#question", "Which team won the football world cup final in Switzerland?")
+    page.click("#ask-button")
+    turn = page.locator("#conversation .turn").last
+    notice = turn.locator(".not-covered")
+    expect(notice).to_contain_text("Not covered")
+    expect(notice).to_contain_text("does not seem to cover this question")
+    expect(turn.locator(".answer")).to_have_attribute("aria-busy", "false")
+    assert page.evaluate("() => window.__noticeWhileStreaming") is True
+    expect(turn.locator(".sentence").first).to_have_attribute("data-status", "unsupported")
+    w.shot("not-covered-question")
 
 
 def _inspect(w: Watched) -> None:
@@ -219,6 +266,7 @@ def test_notebook_upload_ask_cite_inspect(browser: Browser, plain: Served, tmp_p
     _search(w)
     _ask(w, plain, key)
     _inspect(w)
+    _not_covered(w, plain)
     _no_injection(w.page, w.errors)
     w.page.context.close()
 

@@ -2,6 +2,7 @@
 
 import { api, streamEvents } from "../api.js";
 import { renderAnswer, citationList, notCovered } from "../answer.js";
+import { coverageNotice, isGrounded, passageList, renderSentences } from "../grounded.js";
 import { fmt, h, replace } from "../dom.js";
 import { fromAnswer, fromContext, renderInspector } from "../inspector.js";
 import { guarded } from "../ui.js";
@@ -56,7 +57,8 @@ function askForm(state) {
 async function ask(state, question) {
   const answer = h("div", { class: "answer streaming", "aria-live": "polite", "aria-busy": "true" });
   const footer = h("div", { class: "answer-foot" });
-  const turnView = h("li", { class: "turn" }, h("p", { class: "question" }, question), answer, footer);
+  const coverage = h("div", { class: "coverage" });
+  const turnView = h("li", { class: "turn" }, h("p", { class: "question" }, question), coverage, answer, footer);
   state.conversation.appendChild(turnView);
   turnView.scrollIntoView({ block: "nearest" });
   const streamed = document.createTextNode("");
@@ -68,6 +70,8 @@ async function ask(state, question) {
       { notebook_id: state.notebook.id, question, session_id: state.sessionId },
       (type, data) => {
         if (type === "token") streamed.appendData(data.text);
+        // Said as soon as it is known, before the answer streams in.
+        else if (type === "coverage") replace(coverage, data.coverage === "low" ? coverageNotice(data.notice) : null);
       },
     );
   } catch (error) {
@@ -79,17 +83,22 @@ async function ask(state, question) {
   }
   state.sessionId = turn.done.session_id;
   state.turns.push(turn);
-  const { node, order } = renderAnswer(turn);
-  replace(answer, node);
+  const done = turn.done;
+  const inspect = h("button", { type: "button", class: "small", onclick: () => showContext(state, turn, true) }, "Inspect context");
+  const meta = h("p", { class: "meta" }, `${done.model_id} · ${fmt(done.context_tokens)} context tokens of a ${fmt(done.plan.context_budget)}-token budget `, inspect);
+  if (done.coverage === "low" || notCovered(done)) {
+    replace(coverage, coverageNotice(done.notice || (notCovered(done) ? "Nothing in it went into the context, so this answer does not come from your sources." : "")));
+  }
+  if (isGrounded(done)) {
+    replace(answer, renderSentences(done));
+    replace(footer, passageList(done), meta);
+  } else {
+    const { node, order } = renderAnswer(turn);
+    replace(answer, node);
+    replace(footer, citationList(turn, order), meta);
+  }
   answer.classList.remove("streaming");
   answer.setAttribute("aria-busy", "false");
-  const inspect = h("button", { type: "button", class: "small", onclick: () => showContext(state, turn, true) }, "Inspect context");
-  replace(
-    footer,
-    notCovered(turn.done) ? h("p", { class: "not-covered", role: "note" }, "Not covered: nothing in this notebook matches the question, so this answer does not come from your sources.") : null,
-    citationList(turn, order),
-    h("p", { class: "meta" }, `${turn.done.model_id} · ${fmt(turn.done.context_tokens)} context tokens of a ${fmt(turn.done.plan.context_budget)}-token budget `, inspect),
-  );
   showContext(state, turn, false);
 }
 
