@@ -212,8 +212,10 @@ def _not_covered(w: Watched, served: Served) -> None:
             window.__noticeWhileStreaming = null;
             const seen = new MutationObserver(() => {
                 const turn = [...document.querySelectorAll('#conversation .turn')].pop();
-                if (turn && turn.querySelector('.not-covered') && window.__noticeWhileStreaming === null) {
-                    window.__noticeWhileStreaming = turn.querySelector('.answer.streaming') !== null;
+                const notice = turn && turn.querySelector('.not-covered');
+                if (notice && window.__noticeWhileStreaming === null) {
+                    const streaming = turn.querySelector('.answer.streaming');
+                    window.__noticeWhileStreaming = streaming !== null;
                 }
             });
             seen.observe(document.getElementById('conversation'), {childList: true, subtree: true});

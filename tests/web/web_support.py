@@ -51,10 +51,11 @@ class Served:
 
 
 @contextmanager
-def serve(data_dir: Path, token: str | None = None) -> Iterator[Served]:
-    """``open-notebook serve`` on a free loopback port until the block ends (then Ctrl-C)."""
+def serve(data_dir: Path, token: str | None = None, **extra: str) -> Iterator[Served]:
+    """``open-notebook serve`` on a free loopback port until the block ends (then Ctrl-C);
+    ``extra``: more OPEN_NOTEBOOK_* settings."""
     with LoopbackChatServer() as chat:
-        env = {**os.environ, **server_env(data_dir, chat)}
+        env = {**os.environ, **server_env(data_dir, chat, **extra)}
         env.pop("OPEN_NOTEBOOK_API_TOKEN", None)
         if token:
             env["OPEN_NOTEBOOK_API_TOKEN"] = token

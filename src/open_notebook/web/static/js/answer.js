@@ -1,134 +1,146 @@
-// An answer's text with its citation marks as links, and the list of what it cites.
+// A grounded answer (the `done` event's `sentences` and `passages`): every sentence marked
+// supported or not, its citation marks as links that open the cited passage highlighted, and
+// the quoted passages under the answer.
 //
-// Today's citations name records (`[source:KEY]`), checked as valid / not_in_context / unknown.
-// A click opens the record at a passage: the citation's own character span when it carries
-// one; otherwise the record's chunk whose words best match the sentence that cites it (then the
-// question), found by the notebook's search.
+// A sentence's text comes from the server without its marks; what lies between sentences
+// (line breaks, list bullets) comes from the answer, with the model's marks taken out, since
+// every mark a sentence owns is drawn as one of its links.
 
-import { api } from "./api.js";
 import { h } from "./dom.js";
 import { openRecord } from "./reader.js";
 
-// The server's citation grammar (llm/_citations.py): bracket groups holding table:key ids.
-const GROUP = /[[【〔]([^[\]【】〔〕\n]{1,400})[\]】〕]/g;
-const ITEM = /\b(source_insight|insight|source|note)\s*[:：]\s*[⟨`]?([A-Za-z0-9_-]{1,128})/gi;
-const ALIASES = { insight: "source_insight" };
+// The server's marks (llm/_citations.py): bracket groups of passage numbers, handles, record ids.
+const REF = String.raw`(?:\d{1,3}|#[\w-]{1,64}|(?:source_insight|insight|source|note)\s*[:：]\s*[⟨\x60]?[\w-]{1,128}(?:#[\w-]{1,64})?)`;
+const MARK = new RegExp(String.raw`\s?[[【〔]\s*${REF}(?:\s*[,;，、]\s*${REF})*\s*[\]】〕]`, "gi");
 
-const STATUS_TEXT = {
+export const UNSUPPORTED = "not supported by the notebook";
+export const NOT_COVERED = "This notebook doesn't seem to cover the question.";
+
+const CITATION_TEXT = {
   valid: "in the context sent",
-  not_in_context: "a real record, but not in the context the model saw",
-  unknown: "no such record: the model made it up",
+  not_in_context: "not in the context the model saw",
+  unknown: "no such passage: the model made it up",
 };
-
-function idsIn(group) {
-  return [...group.matchAll(ITEM)].map((match) => {
-    const table = match[1].toLowerCase();
-    return `${ALIASES[table] || table}:${match[2]}`;
-  });
-}
-
-/**
- * The answer as text nodes and citation links; `turn` = {question, notebookId, done}.
- * Returns {node, order}: order lists cited ids in order of first mention.
- */
-export function renderAnswer(turn) {
-  const { answer, citations } = turn.done;
-  const status = Object.fromEntries(citations.map((c) => [c.id, c]));
-  const order = [];
-  const node = h("div", { class: "answer-text" });
-  let cursor = 0;
-  for (const match of answer.matchAll(GROUP)) {
-    const ids = idsIn(match[1]);
-    if (!ids.length) continue;
-    node.appendChild(document.createTextNode(answer.slice(cursor, match.index)));
-    const marks = h("sup", { class: "cites" });
-    for (const id of ids) {
-      if (!order.includes(id)) order.push(id);
-      const claim = sentenceBefore(answer, match.index);
-      marks.appendChild(citeLink(turn, id, order.indexOf(id) + 1, status[id], claim));
-    }
-    node.appendChild(marks);
-    cursor = match.index + match[0].length;
-  }
-  node.appendChild(document.createTextNode(answer.slice(cursor)));
-  return { node, order };
-}
-
-/** The sentence that ends where a citation mark starts, without citation marks. */
-function sentenceBefore(answer, end) {
-  const before = answer.slice(0, end).replace(GROUP, " ");
-  const parts = before.split(/(?<=[.!?。！？])\s+/);
-  return parts[parts.length - 1].trim();
-}
-
-function citeLink(turn, id, number, citation, claim) {
-  const state = citation ? citation.status : "unknown";
-  return h(
-    "a",
-    {
-      href: "#",
-      class: `cite ${state}`,
-      dataset: { id, status: state },
-      title: `${id}: ${STATUS_TEXT[state] || state}`,
-      "aria-label": `citation ${number}, ${id}, ${STATUS_TEXT[state] || state}`,
-      onclick: (event) => {
-        event.preventDefault();
-        openCitation(turn, id, citation, claim);
-      },
-    },
-    String(number),
-  );
-}
-
-/** The list under an answer: number, title, and what the check found. */
-export function citationList(turn, order) {
-  if (!order.length) return h("p", { class: "muted no-cites" }, "The answer cites no sources.");
-  const titles = Object.fromEntries((turn.done.manifest.included || []).concat(turn.done.manifest.dropped || []).map((e) => [e.id, e.title]));
-  const status = Object.fromEntries(turn.done.citations.map((c) => [c.id, c.status]));
-  return h(
-    "ol",
-    { class: "citations" },
-    order.map((id) => {
-      const state = status[id] || "unknown";
-      return h(
-        "li",
-        { class: state, dataset: { id } },
-        state === "unknown"
-          ? h("span", { class: "invented" }, id)
-          : h("a", { href: "#", class: "cite-title", onclick: (event) => { event.preventDefault(); openCitation(turn, id, turn.done.citations.find((c) => c.id === id)); } }, titles[id] || id),
-        h("span", { class: `badge ${state}` }, STATUS_TEXT[state] || state),
-      );
-    }),
-  );
-}
-
-async function openCitation(turn, id, citation, claim = "") {
-  if (citation && Number.isInteger(citation.char_start) && Number.isInteger(citation.char_end)) {
-    await openRecord(citation.record_id || id, { start: citation.char_start, end: citation.char_end }, "the cited passage");
-    return;
-  }
-  const span = (claim && (await bestPassage(turn, id, claim, "text"))) || (await bestPassage(turn, id, turn.question, "hybrid"));
-  await openRecord(id, span, span ? "the passage of the cited record that best matches the citing sentence" : "no passage of it matches the answer");
-}
-
-async function bestPassage(turn, id, query, mode) {
-  turn.passages = turn.passages || new Map();
-  const key = `${mode}\u0000${id}\u0000${query}`;
-  if (!turn.passages.has(key)) {
-    const found = api("/api/search", {
-      method: "POST",
-      json: { query, mode, notebook_id: turn.notebookId, limit: 100 },
-    }).then(({ data }) => {
-      const hit = data.find((one) => one.parent_id === id);
-      return hit ? { start: hit.char_start, end: hit.char_end } : null;
-    });
-    turn.passages.set(key, found);
-    found.catch(() => turn.passages.delete(key));
-  }
-  return turn.passages.get(key);
-}
+const BY_TEXT = { model: "cited by the model", attribution: "found by matching the sentence to the passages" };
 
 /** True when nothing from the notebook went into the context. */
 export function notCovered(done) {
   return !(done.manifest.included || []).length;
+}
+
+/** The answer, sentence by sentence, with its citation links (an answer without sentences: its text). */
+export function renderSentences(done) {
+  const node = h("div", { class: "answer-text grounded" });
+  let cursor = 0;
+  done.sentences.forEach((sentence, index) => {
+    node.append(withoutMarks(done.answer.slice(cursor, sentence.start)));
+    node.append(sentenceView(sentence, index));
+    cursor = Math.max(cursor, sentence.end);
+  });
+  node.append(withoutMarks(done.answer.slice(cursor)).replace(/^\s+$/, ""));
+  return node;
+}
+
+function withoutMarks(text) {
+  return text.replace(MARK, "");
+}
+
+function sentenceView(sentence, index) {
+  const supported = sentence.status === "supported";
+  const view = h(
+    "span",
+    {
+      class: `sentence ${supported ? "supported" : "unsupported"}`,
+      dataset: { status: sentence.status, index: String(index), score: String(sentence.score) },
+      title: supported ? null : UNSUPPORTED,
+    },
+    sentence.text,
+  );
+  if (!supported) {
+    view.append(h("span", { class: "flag", "aria-hidden": "true" }, "?"), h("span", { class: "visually-hidden" }, ` (${UNSUPPORTED})`));
+  }
+  if (sentence.citations.length) {
+    view.append(h("sup", { class: "cites" }, sentence.citations.map((citation) => citeLink(citation))));
+  }
+  return view;
+}
+
+function hasSpan(citation) {
+  return Boolean(citation.record_id) && Number.isInteger(citation.char_start) && Number.isInteger(citation.char_end);
+}
+
+function citeLink(citation) {
+  const where = citation.title || citation.record_id || citation.written || "?";
+  const label = citation.number ? String(citation.number) : citation.written || "?";
+  const what = `${CITATION_TEXT[citation.status] || citation.status}; ${BY_TEXT[citation.by] || citation.by}`;
+  const attrs = {
+    class: `cite passage ${citation.status} by-${citation.by}`,
+    dataset: {
+      status: citation.status,
+      by: citation.by,
+      number: citation.number ? String(citation.number) : "",
+      id: citation.record_id || "",
+    },
+    title: `${where}: ${what}`,
+    "aria-label": `passage ${label}, ${where}, ${what}`,
+  };
+  if (!hasSpan(citation)) return h("span", attrs, label);
+  return h("a", { ...attrs, href: "#", onclick: (event) => { event.preventDefault(); openPassage(citation); } }, label);
+}
+
+function openPassage(passage) {
+  return openRecord(passage.record_id, { start: passage.char_start, end: passage.char_end }, `passage ${passage.number}, as quoted under the answer`);
+}
+
+/** The passages the sentences cite, in order of first citation, each with who cited it. */
+export function citedPassages(done) {
+  const found = new Map();
+  for (const sentence of done.sentences) {
+    for (const citation of sentence.citations) {
+      if (citation.status !== "valid" || !hasSpan(citation) || !citation.number) continue;
+      const seen = found.get(citation.number);
+      if (seen) seen.by.add(citation.by);
+      else found.set(citation.number, { ...citation, by: new Set([citation.by]) });
+    }
+  }
+  return [...found.values()];
+}
+
+/** The quoted passages under the answer, or a plain line saying nothing is cited. */
+export function passageList(done) {
+  const cited = citedPassages(done);
+  if (!cited.length) return h("p", { class: "muted no-cites" }, "The answer cites no passage of the notebook.");
+  const unsupported = done.sentences.filter((one) => one.status !== "supported").length;
+  return h(
+    "section",
+    { class: "quoted", "aria-label": "Quoted passages" },
+    h("p", { class: "support-summary muted" }, `${done.sentences.length - unsupported} of ${done.sentences.length} sentences supported by the notebook; quoted passages:`),
+    h(
+      "ol",
+      { class: "passages" },
+      cited.map((passage) =>
+        h(
+          "li",
+          { class: "passage", dataset: { number: String(passage.number), id: passage.record_id } },
+          h(
+            "p",
+            { class: "passage-head" },
+            h("a", { href: "#", class: "passage-number", "aria-label": `open passage ${passage.number} in its source`, onclick: (event) => { event.preventDefault(); openPassage(passage); } }, `[${passage.number}]`),
+            " ",
+            h("span", { class: "passage-title" }, passage.title || passage.record_id),
+            " ",
+            h("span", { class: "muted handle" }, passage.handle),
+            " ",
+            h("span", { class: "badge" }, [...passage.by].map((by) => BY_TEXT[by] || by).join("; ")),
+          ),
+          h("blockquote", { class: "passage-text" }, passage.text),
+        ),
+      ),
+    ),
+  );
+}
+
+/** The "not covered" notice; `notice` is the server's own sentence, when it sent one. */
+export function coverageNotice(notice) {
+  return h("p", { class: "not-covered", role: "status" }, h("strong", {}, "Not covered. "), notice || NOT_COVERED);
 }

@@ -1,8 +1,7 @@
-// Ask: the answer streams in; its citations open the cited passage; beside it, the context.
+// Ask: the answer streams in, then shows its attribution (see answer.js); beside it, the context.
 
 import { api, streamEvents } from "../api.js";
-import { renderAnswer, citationList, notCovered } from "../answer.js";
-import { coverageNotice, isGrounded, passageList, renderSentences } from "../grounded.js";
+import { coverageNotice, notCovered, passageList, renderSentences } from "../answer.js";
 import { fmt, h, replace } from "../dom.js";
 import { fromAnswer, fromContext, renderInspector } from "../inspector.js";
 import { guarded } from "../ui.js";
@@ -63,7 +62,7 @@ async function ask(state, question) {
   turnView.scrollIntoView({ block: "nearest" });
   const streamed = document.createTextNode("");
   answer.appendChild(streamed);
-  const turn = { question, notebookId: state.notebook.id, done: null };
+  const turn = { question, done: null };
   try {
     turn.done = await streamEvents(
       "/api/chat",
@@ -89,14 +88,8 @@ async function ask(state, question) {
   if (done.coverage === "low" || notCovered(done)) {
     replace(coverage, coverageNotice(done.notice || (notCovered(done) ? "Nothing in it went into the context, so this answer does not come from your sources." : "")));
   }
-  if (isGrounded(done)) {
-    replace(answer, renderSentences(done));
-    replace(footer, passageList(done), meta);
-  } else {
-    const { node, order } = renderAnswer(turn);
-    replace(answer, node);
-    replace(footer, citationList(turn, order), meta);
-  }
+  replace(answer, renderSentences(done));
+  replace(footer, passageList(done), meta);
   answer.classList.remove("streaming");
   answer.setAttribute("aria-busy", "false");
   showContext(state, turn, false);
