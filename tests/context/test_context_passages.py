@@ -117,6 +117,23 @@ def test_repeats_across_records_add_nothing() -> None:
     assert "budget" in {entry["reason"] for entry in small.manifest["dropped"]}
 
 
+def test_a_repeat_is_named_as_one_before_the_budget_or_the_floor() -> None:
+    report = chunked(record("report", "Annual report"), ANSWER, per_chunk=1)
+    question = "turbine blades ice"
+    alone = _assemble(ranked(report, [0]), question, None)
+    for copy_text in (ANSWER, ANSWER.replace("The turbine", "Turbine")):
+        copy = chunked(record("copy", "Copy"), copy_text, per_chunk=1)
+        offered = ranked([*report, *copy], [0, 1])
+        # Room for the report alone, and a floor the copy's rank keeps it below: either would
+        # leave the copy out, but what says most about it is that it repeats the report.
+        for options in ({"budget": alone.total_tokens + 5}, {"budget": None, "floor": 0.9}):
+            result = _assemble(offered, question, **options)  # type: ignore[arg-type]
+            assert result.rendered == alone.rendered
+            [entry] = result.manifest["dropped"]
+            assert entry["reason"] == f"duplicate_of:{result.passages[0].handle}"
+            assert result.manifest["stopped"] == "candidates_exhausted"
+
+
 def test_the_best_passage_is_cut_rather_than_displaced_by_a_shorter_one() -> None:
     long_answer = "The turbine blades ice over " + "when the wet air freezes on them " * 8 + "."
     best = chunked(record("best", "Icing"), long_answer, per_chunk=1)
@@ -199,3 +216,13 @@ def test_sentences_go_on_after_abbreviations_but_split_uncased_text() -> None:
         "transition follows .",
         "done",
     ]
+
+
+def test_a_long_title_is_cut_in_the_label_and_kept_in_the_manifest() -> None:
+    title = "Annual report on the icing of turbine blades in the wet northern winters of 2024"
+    chunks = chunked(record("report", title), ANSWER, per_chunk=1)
+    result = _assemble(ranked(chunks, [0]), "turbine blades ice", None)
+    label = result.rendered.splitlines()[0]
+    assert label.startswith("### [source:report] Annual report on the") and label.endswith("…")
+    assert COUNTER.count(label) < COUNTER.count(f"### [source:report] {title}")
+    assert result.manifest["included"][0]["title"] == title

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Final
 
 from open_notebook.context._model import Candidate, RenderFormat
 from open_notebook.context._passages import Unit
@@ -55,6 +56,24 @@ class RecordBlock:
     passages: tuple[Passage, ...]
     relevance: float
     whole: bool
+
+
+# A label's title is cut to this many tokens: the label is paid by every record that enters, and
+# the id is what cites it (the manifest keeps the whole title).
+LABEL_TITLE_TOKENS: Final = 12
+LABEL_CUT: Final = "…"
+
+
+def labelled(record: Candidate, counter: TokenCounter) -> Candidate:
+    """``record`` as its label names it: a long title cut after its first words."""
+    title = " ".join(record.title.split())
+    if counter.count(title) <= LABEL_TITLE_TOKENS:
+        return record
+    cut = counter.truncate(title, LABEL_TITLE_TOKENS - 1)
+    # Cut at a word's end where the title has spaces (not in CJK text).
+    if " " in cut and not title[len(cut)].isspace():
+        cut = cut.rsplit(" ", 1)[0]
+    return replace(record, title=cut.rstrip() + LABEL_CUT)
 
 
 def _runs(units: Sequence[Unit], members: list[int]) -> list[list[int]]:
@@ -155,7 +174,7 @@ def blocks_of(
             for one in passages
         ]
         block = render_passages(
-            record,
+            labelled(record, counter),
             [RunText(one.local_handle, one.text, one.gap_before) for one in passages],
             truncated=False,
             fmt=fmt,

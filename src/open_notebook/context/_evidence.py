@@ -52,6 +52,8 @@ class Costs:
     label: Callable[[Candidate], int]
     handle: Callable[[Unit], int]
     gap: int
+    # The title a record's label shows (a long one is cut).
+    title: Callable[[Candidate], str] = lambda record: record.title
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +86,11 @@ class _Seen:
         if found is not None or self.threshold is None or self.threshold > 1.0:
             return found
         mine = shingles(text)
+        size = len(mine)
         for theirs, index in self.near:
+            # Sets whose sizes differ more than the threshold allows cannot be that similar.
+            if min(size, len(theirs)) < self.threshold * max(size, len(theirs)):
+                continue
             if jaccard(mine, theirs) >= self.threshold:
                 return index
         return None
@@ -154,7 +160,7 @@ def pick(
     for index, unit in enumerate(units):
         if unit.value < floor * best or unit.value <= 0:
             left_out[index] = Reason.LOW_RELEVANCE
-        elif _in_label(unit):
+        elif _in_label(unit, costs.title(unit.record)):
             # The record's label shows it already (a text that starts with its own title).
             left_out[index] = Reason.DUPLICATE_OF
             duplicate_of[index] = index
@@ -166,16 +172,17 @@ def pick(
         _, index, stamp = heapq.heappop(heap)
         if stamp != version[index] or index in picked:
             continue
-        need = cost(index)
         unit = units[index]
-        group = unit.record.group
-        if need > room or (group_cap is not None and spent.get(group, 0) + need > group_cap):
-            left_out[index] = Reason.BUDGET
-            continue
+        # A repeat adds nothing whatever the room: it is named as one before the budget is asked.
         repeat = seen.repeat_of(unit.text)
         if repeat is not None:
             left_out[index] = Reason.DUPLICATE_OF
             duplicate_of[index] = repeat
+            continue
+        need = cost(index)
+        group = unit.record.group
+        if need > room or (group_cap is not None and spent.get(group, 0) + need > group_cap):
+            left_out[index] = Reason.BUDGET
             continue
         seen.add(unit.text, index)
         left_out.pop(index, None)
@@ -195,13 +202,22 @@ def pick(
                 # Cheaper now (next to a chosen unit, or its record's label is paid): offered again.
                 del left_out[other]
                 offer(other)
+    # A unit left out for the room or its relevance before the text it repeats was chosen is a
+    # repeat all the same: the manifest names what it repeats, and the stop is not the budget
+    # when only repeats were left.
+    for index, reason in list(left_out.items()):
+        if reason is not Reason.DUPLICATE_OF:
+            repeat = seen.repeat_of(units[index].text)
+            if repeat is not None:
+                left_out[index] = Reason.DUPLICATE_OF
+                duplicate_of[index] = repeat
     return Picked(tuple(chosen), left_out, duplicate_of, _stop(left_out), tuple(tokens))
 
 
-def _in_label(unit: Unit) -> bool:
-    """Every word of the unit is in its record's title."""
+def _in_label(unit: Unit, title: str) -> bool:
+    """Every word of the unit is in the title its record's label shows."""
     found = set(normalized_words(unit.text))
-    return bool(found) and found <= set(normalized_words(unit.record.title))
+    return bool(found) and found <= set(normalized_words(title))
 
 
 def _stop(left_out: dict[int, Reason]) -> Stop:

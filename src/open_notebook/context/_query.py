@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from open_notebook.context._blocks import Passage, RecordBlock, blocks_of
+from open_notebook.context._blocks import Passage, RecordBlock, blocks_of, labelled
 from open_notebook.context._evidence import DEFAULT_FLOOR, Costs, Picked, Reason, Stop, pick
 from open_notebook.context._model import Candidate, Dropped, RenderFormat
 from open_notebook.context._passage_manifest import manifest_hash, passage_manifest
@@ -53,7 +53,7 @@ def _costs(counter: TokenCounter, fmt: RenderFormat) -> Costs:
     def label(record: Candidate) -> int:
         found = labels.get(record.id)
         if found is None:
-            opening, closing = record_frame(record, fmt, truncated=False)
+            opening, closing = record_frame(labelled(record, counter), fmt, truncated=False)
             found = counter.count(opening) + counter.count(closing) + separator
             labels[record.id] = found
         return found
@@ -77,7 +77,10 @@ def _costs(counter: TokenCounter, fmt: RenderFormat) -> Costs:
             counted[id(unit)] = found
         return found
 
-    return Costs(unit_tokens, label, handle, counter.count(gap))
+    def title(record: Candidate) -> str:
+        return labelled(record, counter).title
+
+    return Costs(unit_tokens, label, handle, counter.count(gap), title)
 
 
 def assemble_passages(
