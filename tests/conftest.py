@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from llama_support import LlamaCppServer, start_llama_server
 from open_notebook.config import Settings
 from open_notebook.db import open_database
 from open_notebook.store import Store, SurrealStore
@@ -42,3 +43,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     session.config._open_notebook_exitstatus = int(exitstatus)  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> LlamaCppServer:
+    """llama.cpp's HTTP server on loopback with the shipped GGUF, started once per test run
+    (the model directory is the one the local-model tests use: the GGUF is assembled once)."""
+    return start_llama_server(tmp_path_factory.getbasetemp() / "gemma-models")

@@ -40,6 +40,7 @@ from open_notebook.errors import ConfigurationError
             "OPEN_NOTEBOOK_LLM_CONTEXT_WINDOW=1024",
         ),
         ({"url_timeout_s": 0}, "OPEN_NOTEBOOK_URL_TIMEOUT_S", "greater than 0"),
+        ({"llm_timeout_s": -1}, "OPEN_NOTEBOOK_LLM_TIMEOUT_S", "greater than 0"),
     ],
 )
 def test_a_bad_value_fails_at_load_naming_its_variable(

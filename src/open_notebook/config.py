@@ -126,6 +126,7 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_context_window: int | None = Field(default=None, ge=512)
     llm_answer_tokens: int = Field(default=256, ge=16)
+    llm_timeout_s: float = Field(default=120.0, gt=0, le=3600)
     tokenizer: Tokenizer = Tokenizer.O200K_BASE
     low_coverage: LowCoverage = Field(
         default=LowCoverage.WARN,

@@ -11,6 +11,7 @@
     ├── DatabaseLockedError      the embedded database is held by another process
     ├── DatabaseError            the database failed: never reported as "not found"
     └── ModelError               an embedding or language model failed while running
+        └── ModelTimeoutError    a model server did not answer in time
 
 The HTTP layer maps these to status codes in one place (`open_notebook/api/_errors.py`) and the
 CLI maps them to exit codes (2 for caller errors, 1 for failures).
@@ -78,3 +79,7 @@ class DatabaseError(OpenNotebookError):
 
 class ModelError(OpenNotebookError):
     """An embedding or language model failed while running."""
+
+
+class ModelTimeoutError(ModelError):
+    """A model server did not answer (or stopped streaming) within its timeout."""

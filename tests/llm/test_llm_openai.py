@@ -42,5 +42,5 @@ async def test_http_error_becomes_model_error() -> None:
 async def test_unreachable_endpoint_is_a_model_error() -> None:
     with LoopbackChatServer() as server:
         url = server.base_url
-    with pytest.raises(ModelError, match="cannot reach"):
+    with pytest.raises(ModelError, match="cannot connect"):
         await model(url).complete([ChatMessage(Role.USER, "hi")], max_tokens=4)

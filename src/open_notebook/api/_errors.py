@@ -11,6 +11,7 @@ human ``detail`` that says what was expected and what was found, and where usefu
     BodyTooLargeError                                                413
     ExtractionError                                                  422
     ModelError                                                       502
+    ModelTimeoutError                                                504
     ConfigurationError, DatabaseLockedError, DatabaseError           503
     anything else                                                    500, traceback logged only
 """
@@ -36,6 +37,7 @@ from open_notebook.errors import (
     ExtractionError,
     InvalidInputError,
     ModelError,
+    ModelTimeoutError,
     NotFoundError,
     OpenNotebookError,
 )
@@ -79,12 +81,14 @@ _STATUS: dict[type[OpenNotebookError], tuple[int, str]] = {
     DatabaseLockedError: (503, "database_locked"),
     DatabaseError: (503, "database_unavailable"),
     ModelError: (502, "model_failed"),
+    ModelTimeoutError: (504, "model_timeout"),
 }
 
 # Database and model messages can carry SQL, paths or provider replies: say what failed, not how.
 _GENERIC_DETAIL = {
     DatabaseLockedError: "the database is in use by another process; try again later",
     DatabaseError: "the database is unavailable; try again later",
+    ModelTimeoutError: "the model did not answer in time; try again later",
     ModelError: "the model failed while answering; try again later",
 }
 

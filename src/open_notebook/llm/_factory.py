@@ -71,6 +71,7 @@ def _openai(settings: Settings, name: str, window: int, api_key: str | None) -> 
         context_window=window,
         counter=get_token_counter(settings.tokenizer),
         api_key=api_key,
+        timeout_s=settings.llm_timeout_s,
     )
 
 
