@@ -10,7 +10,8 @@ from open_notebook.errors import InvalidInputError
 
 TABLES: Final = frozenset({"notebook", "source", "source_insight", "note", "chunk"})
 # Keys we generate are lowercase alphanumerics; callers may bring their own readable keys.
-_KEY = re.compile(r"^[A-Za-z0-9_\-]{1,128}$")
+# A key of only '_' and '-' is refused: it names nothing a reader could recognise.
+_KEY = re.compile(r"^(?=[_\-]*[A-Za-z0-9])[A-Za-z0-9_\-]{1,128}$")
 
 
 def split_id(record_id: object, table: str | None = None) -> tuple[str, str]:
@@ -40,7 +41,8 @@ def split_id(record_id: object, table: str | None = None) -> tuple[str, str]:
     key = key.strip("⟨⟩`")
     if not _KEY.match(key):
         raise InvalidInputError(
-            f"id {record_id!r} has an invalid key: use 1-128 letters, digits, '_' or '-'",
+            f"id {record_id!r} has an invalid key: use 1-128 letters, digits, '_' or '-' "
+            "(at least one letter or digit)",
             field="id",
         )
     return found_table, key

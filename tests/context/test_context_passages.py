@@ -226,3 +226,17 @@ def test_a_long_title_is_cut_in_the_label_and_kept_in_the_manifest() -> None:
     assert label.startswith("### [source:report] Annual report on the") and label.endswith("…")
     assert COUNTER.count(label) < COUNTER.count(f"### [source:report] {title}")
     assert result.manifest["included"][0]["title"] == title
+
+
+def test_a_budget_too_small_for_the_best_passage_holds_a_cheaper_one() -> None:
+    # The best passage's label (an insight's, with its type) costs more than the budget; a
+    # source's shorter label and its one sentence fit, so the context is not refused.
+    insight = record("r0", "", ItemType.INSIGHT)
+    source = record("r1", "", ItemType.SOURCE)
+    offered = chunked(insight, "wind. wind.", per_chunk=1, overlap=0) + chunked(
+        source, "wind.", per_chunk=1, overlap=0
+    )
+    chunks = ranked(offered, range(len(offered)))
+    result = _assemble(chunks, "wind", 18)
+    assert [one.record.id for one in result.passages] == [source.id]
+    assert result.total_tokens == COUNTER.count(result.rendered) <= 18

@@ -85,6 +85,13 @@ async def test_a_single_string_is_not_a_list_of_ids(store: Store) -> None:
         await store.sources.get_many("source:abc")  # type: ignore[arg-type]
 
 
+def test_a_key_of_only_underscores_and_dashes_is_refused() -> None:
+    for value in ("_", "source:-", "source:_-_"):
+        with pytest.raises(InvalidInputError, match="at least one letter or digit"):
+            normalize_id(value, "source")
+    assert normalize_id("source:_a-1") == "source:_a-1"
+
+
 @settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.one_of(st.text(max_size=40), st.integers(), st.none(), st.lists(st.text(max_size=3))))
 def test_any_id_is_canonical_or_a_typed_error(value: object) -> None:

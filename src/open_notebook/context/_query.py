@@ -132,8 +132,10 @@ def assemble_passages(
         limit += slack
     assert fitted is not None
     if not fitted.picked.chosen and units and budget is not None:
-        # Raises BudgetTooSmallError when not even the best unit's label fits.
-        cut = _cut_best(units, best, counter, fmt, budget)
+        # The selection charges costs a little high, so a budget within a few tokens of the
+        # cheapest passage can leave it empty: the units are cut to fit, best first, and the
+        # error comes only when not one of them fits with a few words.
+        cut = _cut_first_fitting(units, best, counter, fmt, budget)
         return _assembled(chunks, units, best, pre_dropped, *cut)
     return _assembled(
         chunks,
@@ -214,11 +216,37 @@ def _best_index(units: Sequence[Unit]) -> int:
     return max(range(len(units)), key=lambda index: (units[index].value, -index))
 
 
-def _cut_best(
+def _cut_first_fitting(
     units: Sequence[Unit], best: float, counter: TokenCounter, fmt: RenderFormat, budget: int
 ) -> tuple[list[RecordBlock], str, int, Picked]:
-    """The best unit cut to fit a budget that holds no whole unit (or not the best one)."""
-    index = _best_index(units)
+    """The most valuable unit that, cut, fits the budget with a few words.
+
+    Raises:
+        BudgetTooSmallError: no unit does (the error names the best unit's label cost).
+    """
+    by_value = sorted(range(len(units)), key=lambda index: (-units[index].value, index))
+    first_error: BudgetTooSmallError | None = None
+    for index in by_value:
+        try:
+            return _cut_best(units, best, counter, fmt, budget, index=index)
+        except BudgetTooSmallError as error:
+            first_error = first_error or error
+    assert first_error is not None
+    raise first_error
+
+
+def _cut_best(
+    units: Sequence[Unit],
+    best: float,
+    counter: TokenCounter,
+    fmt: RenderFormat,
+    budget: int,
+    *,
+    index: int | None = None,
+) -> tuple[list[RecordBlock], str, int, Picked]:
+    """A unit (the best unless ``index`` names one) cut to fit a budget that holds no whole unit
+    (or not the best one)."""
+    index = _best_index(units) if index is None else index
     unit = units[index]
     empty = blocks_of(units, [index], best, counter, fmt, cut_text="")[0]
     room = budget - empty.tokens
