@@ -11,7 +11,16 @@ import pytest
 from llama_support import LlamaCppServer, start_llama_server
 from open_notebook.config import Settings
 from open_notebook.db import open_database
+from open_notebook.llm import LocalGemmaModel
 from open_notebook.store import Store, SurrealStore
+
+
+@pytest.fixture(scope="session")
+def gemma(tmp_path_factory: pytest.TempPathFactory) -> LocalGemmaModel:
+    """The offline model, loaded once for the test run (loading costs seconds and ~300 MB)."""
+    model = LocalGemmaModel(tmp_path_factory.getbasetemp() / "gemma-models", context_window=1024)
+    model.warm_up()
+    return model
 
 
 @pytest.fixture

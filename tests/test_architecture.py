@@ -47,22 +47,12 @@ LAYER_OF = {name: index for index, names in enumerate(LAYERS) for name in names}
 DEFERRED_OWN_IMPORTS = {
     ("open_notebook.cli._serve", "open_notebook.api"),
     ("open_notebook.cli._mcp_server", "open_notebook.mcp"),
-    ("open_notebook.cli.ask", "open_notebook.chat"),
+    ("open_notebook.cli._ask", "open_notebook.chat"),
 }
 # The token counters: BPE tables are immutable data shipped in a wheel, loaded once per process
 # and shared like a module constant (as tiktoken's registry does). (The one process-wide object,
 # ``runtime._DEFAULT`` for the seed's module-level API, is no cache and not matched here.)
 ALLOWED_MODULE_CACHES = {("open_notebook.tokens._counter", "get_token_counter")}
-
-# The chat paths change in issue 14 (grounded answers) and follow these rules once it has landed:
-# their graph and model caches become objects, their imports move to the top.
-PENDING_ISSUE_14 = {
-    ("open_notebook.chat._contexts", "open_notebook.context"),
-    ("open_notebook.chat._contexts", "open_notebook.search"),
-    ("open_notebook.chat._service", "_notebook_ask_graph"),
-    ("open_notebook.chat._service", "_source_chat_graph"),
-    ("open_notebook.llm._factory", "shared_local_model"),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,8 +212,7 @@ def test_the_package_imports_itself_at_module_top() -> None:
     inside = {
         (found.module, found.target)
         for found in OWN_IMPORTS
-        if not found.top
-        and (found.module, _resolve(found.target)) not in DEFERRED_OWN_IMPORTS | PENDING_ISSUE_14
+        if not found.top and (found.module, _resolve(found.target)) not in DEFERRED_OWN_IMPORTS
     }
     assert sorted(inside) == []
 
@@ -248,11 +237,7 @@ def test_no_global_statement_and_no_import_of_the_package_by_name() -> None:
         for node in ast.walk(tree):
             if isinstance(node, ast.Global):
                 found.append(f"{module}:{node.lineno} global {', '.join(node.names)}")
-            if (
-                isinstance(node, ast.Call)
-                and _imports_by_name(node)
-                and (module, ast.unparse(node)) not in PENDING_ISSUE_14
-            ):
+            if isinstance(node, ast.Call) and _imports_by_name(node):
                 found.append(f"{module}:{node.lineno} {ast.unparse(node)}")
     assert found == []
 
@@ -298,8 +283,9 @@ def test_no_module_level_cache_or_memo() -> None:
                     ast.unparse(d.func if isinstance(d, ast.Call) else d)
                     for d in node.decorator_list
                 }
-                if decorators & _CACHE_DECORATORS and (module, node.name) not in (
-                    ALLOWED_MODULE_CACHES | PENDING_ISSUE_14
+                if (
+                    decorators & _CACHE_DECORATORS
+                    and (module, node.name) not in ALLOWED_MODULE_CACHES
                 ):
                     found.append(f"{module}.{node.name}: cached function")
             targets = (

@@ -26,9 +26,6 @@ PUBLIC_MODULES = {
     "embeddings/build_int8.py",
     "cli/__main__.py",
 }
-# The chat paths keep their names until issue 14 (grounded answers) has landed; they move next.
-PENDING = {"api/routers", "cli/ask.py", "graphs/notebook_ask.py", "graphs/source_chat.py"}
-
 EXPORTS: dict[str, list[str]] = {
     "open_notebook.api": ["app_from_environment", "create_app", "serve"],
     "open_notebook.chat": [
@@ -163,8 +160,6 @@ EXPORTS: dict[str, list[str]] = {
         "StoredMessage",
         "Turn",
         "build_chat_graph",
-        "build_notebook_ask_graph",
-        "build_source_chat_graph",
         "existing_ids",
         "fit_context",
         "frame",
@@ -232,7 +227,6 @@ EXPORTS: dict[str, list[str]] = {
         "parse_citations",
         "parse_marks",
         "plan_budget",
-        "shared_local_model",
         "split_sentences",
         "unresolved",
     ],
@@ -322,7 +316,7 @@ def test_every_exported_name_resolves_and_nothing_else_is_public(name: str) -> N
     for exported in package.__all__:
         assert hasattr(package, exported), exported
     folder = name.split(".")[1] + "/"
-    modules = {Path(one).stem for one in PUBLIC_MODULES | PENDING if one.startswith(folder)}
+    modules = {Path(one).stem for one in PUBLIC_MODULES if one.startswith(folder)}
     public = {key for key in vars(package) if not key.startswith("_") and key != "annotations"}
     assert sorted(public - set(package.__all__) - modules) == []
 
@@ -336,5 +330,4 @@ def test_modules_are_private_except_by_design() -> None:
         and not path.name.startswith("_")
         and not any(part.startswith("_") for part in path.relative_to(ROOT).parts[:-1])
     )
-    pending = [one for one in public if any(one.startswith(f"{dir_}/") for dir_ in PENDING)]
-    assert sorted(set(public) - PUBLIC_MODULES - PENDING - set(pending)) == []
+    assert sorted(set(public) - PUBLIC_MODULES) == []

@@ -2,7 +2,7 @@
 
 The HTTP app and the MCP server each hold one :class:`Services` for their lifetime: one database
 connection, one loaded embedder, one search service (its per-notebook snapshots are kept between
-requests), one ingestor, and the language model, created on first use.
+requests), one ingestor, the chat graph, and the language model, created on first use.
 
     async with open_services(settings) as services:
         hits = await services.search.search("lift", notebook_id="notebook:abc")
@@ -21,6 +21,7 @@ from open_notebook.config import Settings
 from open_notebook.context import ContextMemo
 from open_notebook.embeddings import Embedder, create_embedder
 from open_notebook.errors import ConfigurationError
+from open_notebook.graphs import CompiledGraph, build_chat_graph
 from open_notebook.ingest import Ingestor
 from open_notebook.llm import LanguageModel, create_language_model
 from open_notebook.search import SearchService
@@ -44,6 +45,8 @@ class Services:
     llm: LanguageModel | None = None
     # Per-text work of context builds (token counts, signatures), kept across requests.
     context_memo: ContextMemo = field(default_factory=ContextMemo)
+    # The chat graph every turn runs (compiled once; it keeps no per-run state).
+    chat_graph: CompiledGraph = field(default_factory=lambda: build_chat_graph("chat"))
 
     def language_model(self) -> LanguageModel:
         """The injected model, or the configured one (cheap: weights load on first use)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from graphs_support import STARTER_TEXT, Seeded
 
-from open_notebook.llm import LocalGemmaModel, shared_local_model
 from open_notebook.store import Store
 from open_notebook.store._sources import NewSource
 
@@ -24,12 +23,3 @@ async def seeded(store: Store) -> Seeded:
     )
     note = await store.notes.create(notebook.id, "Try 20 percent rye next bake.")
     return Seeded(notebook.id, source.id, insight.id, note.id, other.id)
-
-
-@pytest.fixture(scope="session")
-def gemma(tmp_path_factory: pytest.TempPathFactory) -> LocalGemmaModel:
-    # The same directory and window in every test module give the one shared instance: the
-    # model is loaded once per test run.
-    model = shared_local_model(tmp_path_factory.getbasetemp() / "gemma-models", 1024)
-    model.warm_up()
-    return model

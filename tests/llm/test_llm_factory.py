@@ -66,10 +66,11 @@ def test_openai_model_with_known_window_and_key(tmp_path: Path) -> None:
     assert (chosen.model_id, chosen.context_window) == ("gpt-3.5-turbo", 16_385)
 
 
-def test_local_model_is_shared_and_lazy(tmp_path: Path) -> None:
+def test_local_model_is_lazy_and_owned_by_its_caller(tmp_path: Path) -> None:
     settings = settings_with(tmp_path, llm_context_window=2048)
     first = create_language_model(settings)
     assert isinstance(first, LocalGemmaModel)
     assert first.context_window == 2048
-    assert create_language_model(settings) is first
+    # No process-wide instance: whoever creates the model holds it (the app's services do).
+    assert create_language_model(settings) is not first
     assert not (tmp_path / "models").exists()  # nothing assembled or loaded before first use

@@ -11,17 +11,7 @@ from open_notebook.llm import (
     Role,
     ensure_model_file,
     gemma_prompt,
-    shared_local_model,
 )
-
-
-@pytest.fixture(scope="session")
-def gemma(tmp_path_factory: pytest.TempPathFactory) -> LocalGemmaModel:
-    # The same directory and window in every test module give the one shared instance: the
-    # model is loaded once per test run.
-    model = shared_local_model(tmp_path_factory.getbasetemp() / "gemma-models", 1024)
-    model.warm_up()
-    return model
 
 
 def test_gemma_prompt_puts_system_text_in_the_first_user_turn() -> None:

@@ -13,7 +13,7 @@ from mcp_support import error_text, structured
 from mcp_types import TextResourceContents
 
 from open_notebook.config import Settings
-from open_notebook.llm import shared_local_model
+from open_notebook.llm import LocalGemmaModel
 from open_notebook.llm.testing import LoopbackChatServer
 from open_notebook.mcp import PART_CHARS, create_mcp_server
 from open_notebook.services import Services
@@ -331,11 +331,10 @@ async def test_ask_with_the_real_local_model(
     settings: Settings,
     services: Services,
     notebook: dict[str, Any],
-    tmp_path_factory: pytest.TempPathFactory,
+    gemma: LocalGemmaModel,
 ) -> None:
     # Real end to end in process: the offline Gemma model writes the answer (so only its shape is
-    # asserted: the words are the model's); the same shared instance as the LLM tests.
-    gemma = shared_local_model(tmp_path_factory.getbasetemp() / "gemma-models", 1024)
+    # asserted: the words are the model's); the same session instance as the LLM tests.
     local = Services(
         settings=settings.model_copy(update={"llm_answer_tokens": 16}),
         store=services.store,

@@ -20,8 +20,8 @@ from open_notebook.api._auth import BearerGuard
 from open_notebook.api._deps import Authenticated, app_state
 from open_notebook.api._errors import ERROR_RESPONSES, install_error_handlers
 from open_notebook.api._limits import BodySizeLimitMiddleware
+from open_notebook.api._routers import ROUTERS, auth, health
 from open_notebook.api._state import AppState
-from open_notebook.api.routers import ROUTERS, auth, health
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
 from open_notebook.mcp import MCP_MAX_BODY_BYTES, MCP_PATH, McpHttpEndpoint

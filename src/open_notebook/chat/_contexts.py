@@ -1,23 +1,23 @@
 """The context strategies of a chat turn: a notebook searched with the question, or one source's
 passages that match the question.
-
-The context builder and search modules are imported when a chat runs, not when this module is
-imported: the chat service must load (and report a clear error) even if retrieval is broken.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from open_notebook.config import Settings
+from open_notebook.context import (
+    Candidate,
+    ContextConfig,
+    ContextPayload,
+    ContextRequest,
+    ItemType,
+    build_context,
+)
 from open_notebook.embeddings import Embedder
 from open_notebook.graphs import ContextBuild, ContextFactory
+from open_notebook.search import SearchService
 from open_notebook.store import Store
 from open_notebook.tokens import get_token_counter
-
-if TYPE_CHECKING:
-    from open_notebook.context import Candidate, ContextPayload
-    from open_notebook.search import SearchService
 
 
 def source_context_factory(store: Store, settings: Settings) -> ContextFactory:
@@ -35,8 +35,6 @@ def source_context_factory(store: Store, settings: Settings) -> ContextFactory:
         insights: list[Candidate] | None = None
 
         async def build(budget: int) -> ContextPayload:
-            from open_notebook.context import ContextRequest, build_context
-
             nonlocal insights
             if insights is None:  # read once per turn, however many builds fitting takes
                 insights = await _insight_items(store, source_id)
@@ -56,8 +54,6 @@ def source_context_factory(store: Store, settings: Settings) -> ContextFactory:
 
 
 async def _insight_items(store: Store, source_id: str) -> list[Candidate]:
-    from open_notebook.context import Candidate, ContextConfig, ItemType
-
     weight = ContextConfig().priority_weights[ItemType.INSIGHT.value]
     found = await store.sources.insights_for([source_id])
     return [
@@ -82,15 +78,11 @@ def notebook_context_factory(
     BM25 index) is reused; without one, a new service loads the notebook once per factory.
     """
     if searcher is None:
-        from open_notebook.search import SearchService
-
         searcher = SearchService(store, embedder, settings)
     found = searcher
 
     def for_notebook(notebook_id: str, question: str) -> ContextBuild:
         async def build(budget: int) -> ContextPayload:
-            from open_notebook.context import ContextRequest, build_context
-
             request = ContextRequest(
                 notebook_id=notebook_id,
                 query=question,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping
-from functools import cache
 from typing import Any
 
 from open_notebook.chat._contexts import notebook_context_factory, source_context_factory
@@ -22,8 +21,7 @@ from open_notebook.graphs import (
     ContextFactory,
     FittedContext,
     SessionKind,
-    build_notebook_ask_graph,
-    build_source_chat_graph,
+    build_chat_graph,
 )
 from open_notebook.llm import Coverage, CoverageCheck, LanguageModel, SupportScorer, TokenPlan
 from open_notebook.store import Store
@@ -40,11 +38,14 @@ async def ask_notebook(
     session_id: str | None = None,
     max_context_tokens: int | None = None,
     context: ContextFactory | None = None,
+    graph: CompiledGraph | None = None,
 ) -> AsyncIterator[ChatEvent]:
     """Answer ``question`` from the notebook: a ``coverage`` event, ``token`` events, then one
     ``done`` event with the attributed sentences.
 
-    ``context`` replaces the default retrieval (hybrid search + budgeted context) when given.
+    ``context`` replaces the default retrieval (hybrid search + budgeted context) when given;
+    ``graph`` is the compiled chat graph to run (:func:`open_notebook.graphs.build_chat_graph`;
+    it keeps no per-run state, so a caller may hold one), compiled for this call when omitted.
 
     Raises:
         InvalidInputError: empty or too long question, bad ids, a window too small.
@@ -62,7 +63,7 @@ async def ask_notebook(
         session_id=session_id,
         max_context_tokens=_max_context(max_context_tokens),
     )
-    graph = _notebook_ask_graph()
+    graph = graph or build_chat_graph(SessionKind.NOTEBOOK.value)
     async for event in _run(graph, state, store, embedder, llm, settings, factory):
         yield event
 
@@ -78,6 +79,7 @@ async def chat_with_source(
     session_id: str | None = None,
     max_context_tokens: int | None = None,
     context: ContextFactory | None = None,
+    graph: CompiledGraph | None = None,
 ) -> AsyncIterator[ChatEvent]:
     """Answer ``question`` from one source (its passages and insights that match the question),
     keeping the conversation. Without an ``embedder``, sentences are attributed by the words
@@ -95,7 +97,7 @@ async def chat_with_source(
         session_id=session_id,
         max_context_tokens=_max_context(max_context_tokens),
     )
-    graph = _source_chat_graph()
+    graph = graph or build_chat_graph(SessionKind.SOURCE.value)
     async for event in _run(graph, state, store, embedder, llm, settings, factory):
         yield event
 
@@ -131,17 +133,6 @@ async def _run(
         elif mode == "values" and isinstance(chunk, Mapping):
             final = chunk
     yield _done(final, llm)
-
-
-@cache
-def _notebook_ask_graph() -> CompiledGraph:
-    # Compiling costs ~10 ms; a compiled graph without a checkpointer holds no per-run state.
-    return build_notebook_ask_graph()
-
-
-@cache
-def _source_chat_graph() -> CompiledGraph:
-    return build_source_chat_graph()
 
 
 def _done(final: Mapping[str, Any], llm: LanguageModel) -> DoneEvent:

@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 import typer
 
+from open_notebook.cli._ask import AskOptions, answer, print_citations
 from open_notebook.cli._ingest import ingest_paths
 from open_notebook.cli._records import store_note
 from open_notebook.cli._render import hits_table, print_manifest
 from open_notebook.cli._runtime import CliState, ExitCode, Session, guard, state_of
 from open_notebook.cli._services import notebook_context, search_service_for
-from open_notebook.cli.ask import AskOptions, answer, print_citations
 from open_notebook.config import Settings
 from open_notebook.search import SearchHit, SearchMode
 from open_notebook.store import open_store

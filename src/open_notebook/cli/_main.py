@@ -17,6 +17,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from open_notebook.cli import (
+    _ask,
     _demo,
     _doctor,
     _evaluate,
@@ -26,7 +27,6 @@ from open_notebook.cli import (
     _query,
     _records,
     _serve,
-    ask,
 )
 from open_notebook.cli._runtime import CliState, ExitCode
 from open_notebook.config import Settings, load_settings
@@ -43,7 +43,7 @@ app = typer.Typer(
 app.add_typer(_notebooks.app, name="notebook")
 app.add_typer(_records.note_app, name="note")
 app.add_typer(_records.insight_app, name="insight")
-for module in (_ingest, _query, ask, _serve, _mcp_server, _evaluate, _doctor, _demo):
+for module in (_ingest, _query, _ask, _serve, _mcp_server, _evaluate, _doctor, _demo):
     module.register(app)
 
 

@@ -14,8 +14,6 @@ from open_notebook.graphs._common import (
 from open_notebook.graphs._context import ContextBuild, FittedContext, fit_context
 from open_notebook.graphs._prompt import SYSTEM_PROMPT, frame, user_turn
 from open_notebook.graphs._sessions import ChatSessions, SessionKind, StoredMessage, Turn
-from open_notebook.graphs.notebook_ask import build_notebook_ask_graph
-from open_notebook.graphs.source_chat import build_source_chat_graph
 
 __all__ = [
     "NOT_COVERED",
@@ -32,8 +30,6 @@ __all__ = [
     "StoredMessage",
     "Turn",
     "build_chat_graph",
-    "build_notebook_ask_graph",
-    "build_source_chat_graph",
     "existing_ids",
     "fit_context",
     "frame",

@@ -32,7 +32,7 @@ from open_notebook.llm._citations import (
     unresolved,
 )
 from open_notebook.llm._esperanto import EsperantoModel
-from open_notebook.llm._factory import create_language_model, shared_local_model
+from open_notebook.llm._factory import create_language_model
 from open_notebook.llm._local import (
     LOCAL_MODEL_ID,
     LocalGemmaModel,
@@ -85,7 +85,6 @@ __all__ = [
     "parse_citations",
     "parse_marks",
     "plan_budget",
-    "shared_local_model",
     "split_sentences",
     "unresolved",
 ]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-from pathlib import Path
 from typing import Final
 
 from open_notebook.config import LlmProvider, Settings
@@ -44,7 +42,9 @@ def create_language_model(settings: Settings, model: str | None = None) -> Langu
                 setting="OPEN_NOTEBOOK_LLM_MODEL",
             )
         window = settings.llm_context_window or DEFAULT_LOCAL_WINDOW
-        return shared_local_model(settings.data_dir / "models", window)
+        # A new model per call, loaded on first use: the caller (the app's services, a CLI
+        # command) holds it for as long as it answers.
+        return LocalGemmaModel(settings.data_dir / "models", context_window=window)
     if name is None:
         raise ConfigurationError(
             f"OPEN_NOTEBOOK_LLM_PROVIDER={provider.value} needs a model name: "
@@ -117,9 +117,3 @@ def _window(settings: Settings, name: str) -> int:
         f"the context window of model {name!r} is not known: set OPEN_NOTEBOOK_LLM_CONTEXT_WINDOW",
         setting="OPEN_NOTEBOOK_LLM_CONTEXT_WINDOW",
     )
-
-
-@lru_cache(maxsize=2)
-def shared_local_model(models_dir: Path, context_window: int) -> LocalGemmaModel:
-    """One local model per process and window: loading it costs seconds and ~300 MB."""
-    return LocalGemmaModel(models_dir, context_window=context_window)

@@ -105,6 +105,7 @@ async def answer(
         context=notebook_context_factory(
             services.store, services.embedder, services.settings, services.search
         ),
+        graph=services.chat_graph,
     )
     async for event in events:
         if isinstance(event, DoneEvent):

@@ -12,6 +12,7 @@ from typing import Protocol
 
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
+from open_notebook.graphs import CompiledGraph
 from open_notebook.ingest import Ingestor
 from open_notebook.llm import LanguageModel
 from open_notebook.search import SearchService
@@ -24,6 +25,7 @@ class NotebookServices(Protocol):
     embedder: Embedder
     search: SearchService
     ingestor: Ingestor
+    chat_graph: CompiledGraph
 
     def language_model(self) -> LanguageModel: ...
 

@@ -142,6 +142,7 @@ async def chat_notebook(
     llm: LlmDep,
     settings: SettingsDep,
     search: SearchDep,
+    state: StateDep,
 ) -> StreamingResponse:
     """Ask a question of a notebook (hybrid retrieval, budgeted context of numbered passages),
     every answer sentence attributed to a passage or flagged ``unsupported``."""
@@ -155,6 +156,7 @@ async def chat_notebook(
         session_id=body.session_id,
         max_context_tokens=body.max_context_tokens,
         context=notebook_context_factory(store, embedder, settings, search),
+        graph=state.chat_graph,
     )
     return await _stream(events)
 
@@ -167,6 +169,7 @@ async def chat_source(
     embedder: EmbedderDep,
     llm: LlmDep,
     settings: SettingsDep,
+    state: StateDep,
 ) -> StreamingResponse:
     """Chat with one source: its passages and insights that match the question, within the
     model's window; the answer's sentences attributed as for ``/api/chat``."""
@@ -175,6 +178,7 @@ async def chat_source(
         llm,
         settings,
         embedder=embedder,
+        graph=state.chat_graph,
         source_id=source_id,
         question=body.question,
         session_id=body.session_id,

@@ -2,7 +2,7 @@
 
 from fastapi import APIRouter
 
-from open_notebook.api.routers import (
+from open_notebook.api._routers import (
     auth,
     chat,
     context,
