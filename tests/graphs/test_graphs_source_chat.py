@@ -67,7 +67,7 @@ async def test_prompt_holds_the_source_context_and_citations_are_checked(
     }
     included = {item["id"] for item in done.manifest["included"]}
     assert {seeded.source_id, seeded.insight_id} <= included
-    stored = await ChatSessions(store.db).messages(done.session_id)
+    stored = await ChatSessions(store.sessions).messages(done.session_id)
     assert [m.role for m in stored] == [Role.USER, Role.ASSISTANT]
     assert stored[1].meta["citations"][0]["status"] == "valid"
 
@@ -92,7 +92,7 @@ async def test_second_turn_sends_the_first_as_history(
     earlier = sent_messages(server.requests[1])[1].content
     assert earlier.startswith("Context:\n") and earlier.endswith("Question: How often?")
     assert second.plan["history_kept"] == 2 and second.plan["history_trimmed"] == 0
-    assert len(await ChatSessions(store.db).messages(first.session_id)) == 4
+    assert len(await ChatSessions(store.sessions).messages(first.session_id)) == 4
 
 
 async def test_history_larger_than_the_window_is_trimmed_and_still_answers(
@@ -102,7 +102,7 @@ async def test_history_larger_than_the_window_is_trimmed_and_still_answers(
         settings = loopback_settings(tmp_path, server.base_url, window=1024)
         _, first = await run(store, settings, source_id=seeded.source_id, question="Start")
         long_turn = "The starter was discussed at length. " * 60  # ~480 tokens each
-        sessions = ChatSessions(store.db)
+        sessions = ChatSessions(store.sessions)
         await sessions.append(
             first.session_id,
             [StoredMessage(Role.ASSISTANT if i % 2 else Role.USER, long_turn) for i in range(6)],
@@ -222,5 +222,5 @@ async def test_passages_the_kept_history_shows_are_named_not_resent(
     cited = second.sentences[0].citations[0]
     assert cited.status is CitationStatus.VALID and cited.passage is not None
     assert cited.passage.number == 1
-    stored = await ChatSessions(store.db).messages(first.session_id)
+    stored = await ChatSessions(store.sessions).messages(first.session_id)
     assert stored[2].meta["reused"] == sorted(first_numbers)

@@ -52,10 +52,10 @@ async def converse(
                 if isinstance(event, DoneEvent):
                     session = event.session_id
         if session is None:
-            session = await ChatSessions(store.db).open(
+            session = await ChatSessions(store.sessions).open(
                 None, kind=SessionKind.SOURCE, target=source.id
             )
-        await ChatSessions(store.db).append(
+        await ChatSessions(store.sessions).append(
             session,
             [
                 message

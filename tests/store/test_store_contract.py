@@ -16,7 +16,15 @@ import pytest
 from open_notebook.config import Settings
 from open_notebook.domain import RecordKind
 from open_notebook.errors import DatabaseError, InvalidInputError, NotFoundError
-from open_notebook.store import ChunkRow, NewSource, ParentChunks, Store, content_hash, open_store
+from open_notebook.store import (
+    ChunkRow,
+    NewSource,
+    ParentChunks,
+    SessionMessage,
+    Store,
+    content_hash,
+    open_store,
+)
 
 
 @pytest.fixture(params=["mem", "surrealkv"])
@@ -412,3 +420,28 @@ async def test_concurrent_readers_and_writers(store: Store) -> None:
     reads = await asyncio.gather(*(store.scopes.chunks(written, []) for _ in range(4)))
     assert {len(found) for found in reads} == {24}
     assert set((await store.notebooks.source_ids([notebook.id]))[notebook.id]) == set(written)
+
+
+async def test_chat_sessions_keep_their_owner_and_messages_in_order(store: Store) -> None:
+    assert await store.sessions.owner("nosuch") is None
+    await store.sessions.create("talk1", kind="notebook", target="notebook:n1")
+    assert await store.sessions.owner("talk1") == ("notebook", "notebook:n1")
+    assert await store.sessions.messages("talk1") == []
+    first = [
+        SessionMessage("user", "why is it dense?", {"context": "ctx", "passages": [{"n": 1}]}),
+        SessionMessage("assistant", "the starter was weak"),
+    ]
+    await store.sessions.append("talk1", first)
+    await store.sessions.append("talk1", [SessionMessage("user", "and the crust?")])
+    found = await store.sessions.messages("talk1")
+    assert [(one.role, one.content, one.ord) for one in found] == [
+        ("user", "why is it dense?", 0),
+        ("assistant", "the starter was weak", 1),
+        ("user", "and the crust?", 2),
+    ]
+    assert found[0].meta == {"context": "ctx", "passages": [{"n": 1}]}
+    newest = await store.sessions.messages("talk1", newest=2)
+    assert [one.ord for one in newest] == [1, 2]
+    # Another session's messages are its own.
+    await store.sessions.create("talk2", kind="source", target="source:s1")
+    assert await store.sessions.messages("talk2") == []

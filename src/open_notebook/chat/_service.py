@@ -115,7 +115,7 @@ async def _run(
     deps = ChatDeps(
         store=store,
         llm=llm,
-        sessions=ChatSessions(store.db),
+        sessions=ChatSessions(store.sessions),
         context=factory,
         scorer=SupportScorer(embedder),
         answer_tokens=settings.llm_answer_tokens,

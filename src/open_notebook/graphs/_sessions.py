@@ -1,4 +1,4 @@
-"""Chat sessions persisted in SurrealDB: one row per session, one per message, in order."""
+"""Chat sessions of a store: who a session belongs to, its turns, the messages it keeps."""
 
 from __future__ import annotations
 
@@ -10,12 +10,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
 
-from surrealdb import RecordID
-
-from open_notebook.db import Database
 from open_notebook.errors import ConflictError, InvalidInputError, NotFoundError
 from open_notebook.graphs._prompt import user_turn
 from open_notebook.llm import ChatMessage, NumberedPassage, Role
+from open_notebook.store import SessionMessage, SessionRecords
 
 _KEY: Final = re.compile(r"^[A-Za-z0-9_\-]{1,128}$")
 # Longer conversations are trimmed by the token plan anyway; this bounds the read.
@@ -63,10 +61,10 @@ def session_key(session_id: str) -> str:
 
 
 class ChatSessions:
-    """Sessions and messages of one database."""
+    """Sessions and messages of one store, as the chat graph reads and writes them."""
 
-    def __init__(self, db: Database) -> None:
-        self.db = db
+    def __init__(self, records: SessionRecords) -> None:
+        self.records = records
 
     async def open(self, session_id: str | None, *, kind: SessionKind, target: str) -> str:
         """Return the id of an existing session for ``target``, or of a new one.
@@ -77,35 +75,23 @@ class ChatSessions:
         """
         if session_id is None:
             key = "".join(secrets.choice(string.ascii_lowercase + string.digits) for _ in range(20))
-            await self.db.query(
-                "CREATE type::record('chat_session', $key) SET kind = $kind, target = $target",
-                {"key": key, "kind": kind.value, "target": target},
-            )
+            await self.records.create(key, kind=kind.value, target=target)
             return f"chat_session:{key}"
         key = session_key(session_id)
-        row = await self.db.query_one(
-            "SELECT kind, target FROM ONLY type::record('chat_session', $key)", {"key": key}
-        )
-        if not row:
+        owner = await self.records.owner(key)
+        if owner is None:
             raise NotFoundError(f"chat_session:{key}")
-        if row.get("kind") != kind.value or row.get("target") != target:
-            raise ConflictError(
-                f"chat_session:{key} belongs to {row.get('target')}, not to {target}"
-            )
+        if owner != (kind.value, target):
+            raise ConflictError(f"chat_session:{key} belongs to {owner[1]}, not to {target}")
         return f"chat_session:{key}"
 
     async def turns(self, session_id: str) -> list[Turn]:
         """The session's turns, oldest first (those among the newest MAX_HISTORY_MESSAGES)."""
-        rows = await self.db.query_one(
-            "SELECT role, content, meta, ord FROM chat_message WHERE session = $s "
-            "ORDER BY ord DESC LIMIT $limit",
-            {"s": _record(session_id), "limit": MAX_HISTORY_MESSAGES},
-        )
-        ordered = sorted(rows or [], key=lambda row: int(row["ord"]))
+        rows = await self.records.messages(session_key(session_id), newest=MAX_HISTORY_MESSAGES)
         turns: list[Turn] = []
-        asked: Mapping[str, Any] | None = None
-        for row in ordered:
-            if row["role"] == Role.USER.value:
+        asked: SessionMessage | None = None
+        for row in rows:
+            if row.role == Role.USER.value:
                 asked = row
             elif asked is not None:
                 turns.append(_turn(asked, row))
@@ -114,43 +100,23 @@ class ChatSessions:
 
     async def messages(self, session_id: str) -> list[StoredMessage]:
         """Every stored message with its metadata, oldest first."""
-        rows = await self.db.query_one(
-            "SELECT role, content, meta, ord FROM chat_message WHERE session = $s ORDER BY ord",
-            {"s": _record(session_id)},
-        )
-        return [
-            StoredMessage(Role(row["role"]), str(row["content"]), dict(row.get("meta") or {}))
-            for row in rows or []
-        ]
+        rows = await self.records.messages(session_key(session_id))
+        return [StoredMessage(Role(row.role), row.content, dict(row.meta)) for row in rows]
 
     async def append(self, session_id: str, messages: Sequence[StoredMessage]) -> None:
         """Add messages after the last one, in one transaction."""
-        documents = [
-            {"role": m.role.value, "content": m.content, "meta": dict(m.meta), "offset": i}
-            for i, m in enumerate(messages)
-        ]
-        await self.db.transaction(
-            "LET $base = (SELECT VALUE ord FROM chat_message WHERE session = $s "
-            "ORDER BY ord DESC LIMIT 1)[0] ?? -1;"
-            "FOR $m IN $documents {"
-            " CREATE chat_message SET session = $s, ord = $base + 1 + $m.offset,"
-            " role = $m.role, content = $m.content, meta = $m.meta; };"
-            "UPDATE $s SET updated = time::now();",
-            {"s": _record(session_id), "documents": documents},
+        await self.records.append(
+            session_key(session_id),
+            [SessionMessage(one.role.value, one.content, dict(one.meta)) for one in messages],
         )
 
 
-def _turn(asked: Mapping[str, Any], answered: Mapping[str, Any]) -> Turn:
-    meta = asked.get("meta") or {}
+def _turn(asked: SessionMessage, answered: SessionMessage) -> Turn:
+    meta = asked.meta
     context = meta.get("context")
     return Turn(
-        question=str(asked["content"]),
-        answer=str(answered["content"]),
+        question=asked.content,
+        answer=answered.content,
         context=None if context is None else str(context),
         passages=tuple(NumberedPassage.from_dict(one) for one in meta.get("passages") or []),
     )
-
-
-def _record(session_id: str) -> RecordID:
-    # ids.py knows only the core tables; chat ids are validated by session_key instead.
-    return RecordID("chat_session", session_key(session_id))

@@ -17,6 +17,7 @@ from open_notebook.store._protocol import (
     NotebookRecords,
     NoteRecords,
     ScopeReads,
+    SessionRecords,
     SourceRecords,
     Store,
 )
@@ -28,6 +29,7 @@ from open_notebook.store._rows import (
     ScopeMembers,
     Vector,
 )
+from open_notebook.store._sessions import SessionMessage, SessionRepository
 from open_notebook.store._sources import content_hash
 from open_notebook.store._surreal import SurrealStore, open_store
 from open_notebook.store._text_stats import STATS_ENCODING, text_stats
@@ -48,6 +50,9 @@ __all__ = [
     "ScopeChunks",
     "ScopeMembers",
     "ScopeReads",
+    "SessionMessage",
+    "SessionRecords",
+    "SessionRepository",
     "SourceRecords",
     "Store",
     "SurrealStore",

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
-from open_notebook.db import Database
 from open_notebook.domain import Chunk, Note, Notebook, NoteType, Source, SourceInsight
 from open_notebook.store._context_reads import Catalog, ChunkText, Requested
 from open_notebook.store._rows import ChunkRow, NewSource, ParentChunks, ScopeChunks, ScopeMembers
+from open_notebook.store._sessions import SessionMessage
 
 
 class NotebookRecords(Protocol):
@@ -208,13 +208,27 @@ class ContextReader(Protocol):
         ...
 
 
+class SessionRecords(Protocol):
+    """Chat sessions and their messages, keyed by the chat layer."""
+
+    async def create(self, key: str, *, kind: str, target: str) -> None: ...
+
+    async def owner(self, key: str) -> tuple[str, str] | None:
+        """``(kind, target)`` of the session, or ``None`` when there is no such session."""
+        ...
+
+    async def messages(self, key: str, *, newest: int | None = None) -> list[SessionMessage]:
+        """The session's messages, oldest first; only the ``newest`` ones when given."""
+        ...
+
+    async def append(self, key: str, messages: Sequence[SessionMessage]) -> None:
+        """Add messages after the session's last one, in one transaction."""
+        ...
+
+
 @runtime_checkable
 class Store(Protocol):
     """The records of one database, by kind; what the layers above the store depend on."""
-
-    # Transitional: chat sessions still write their own queries (graphs/_sessions.py) until they
-    # move into the store; nothing else may use the connection.
-    db: Database
 
     @property
     def notebooks(self) -> NotebookRecords: ...
@@ -233,6 +247,9 @@ class Store(Protocol):
 
     @property
     def context(self) -> ContextReader: ...
+
+    @property
+    def sessions(self) -> SessionRecords: ...
 
     async def ping(self) -> None:
         """Return when the database answers; raise ``DatabaseError`` when it does not."""

@@ -9,6 +9,7 @@ from open_notebook.store._context_reads import ContextReads
 from open_notebook.store._notebooks import NotebookRepository
 from open_notebook.store._notes import NoteRepository
 from open_notebook.store._scopes import ScopeRepository
+from open_notebook.store._sessions import SessionRepository
 from open_notebook.store._sources import SourceRepository
 
 
@@ -24,6 +25,7 @@ class SurrealStore:
         self._scopes = ScopeRepository(db)
         # What context builds read, with the notebook catalogs it remembers for this database.
         self._context = ContextReads(db)
+        self._sessions = SessionRepository(db)
 
     @property
     def notebooks(self) -> NotebookRepository:
@@ -48,6 +50,10 @@ class SurrealStore:
     @property
     def context(self) -> ContextReads:
         return self._context
+
+    @property
+    def sessions(self) -> SessionRepository:
+        return self._sessions
 
     async def ping(self) -> None:
         await self.db.query("RETURN 1")
