@@ -72,6 +72,14 @@ def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         yield served
 
 
+@pytest.fixture(scope="module")
+def refusing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    with serve(
+        tmp_path_factory.mktemp("web-refuse") / "data", OPEN_NOTEBOOK_LOW_COVERAGE="refuse"
+    ) as served:
+        yield served
+
+
 def _files(folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     markdown = folder / "cold-kitchens.md"
@@ -368,5 +376,29 @@ def test_phone_layout_errors_rebuild_and_delete(
     expect(card).to_have_count(0)
     _fits(page)
     w.shot("deleted")
+    _no_injection(page, w.errors)
+    page.context.close()
+
+
+def test_a_refused_answer_is_said_once_as_the_notice(
+    browser: Browser, refusing: Served, tmp_path: Path
+) -> None:
+    with refusing.api() as client:
+        empty = client.post("/api/notebooks", json={"name": "Empty"}).json()["id"]
+    w = _open(browser, refusing, tmp_path, DESKTOP)
+    page = w.page
+    refusing.chat.answer = "Probably the oven."
+    page.goto(f"{refusing.base}/#/nb/{empty.split(':', 1)[1]}/ask")
+    page.fill("#question", QUESTION)
+    page.click("#ask-button")
+    turn = page.locator("#conversation .turn").last
+    expect(turn.locator(".answer")).to_have_attribute("aria-busy", "false")
+    notice = turn.locator(".not-covered")
+    expect(notice).to_have_count(1)
+    expect(notice).to_contain_text("Not covered")
+    said = notice.inner_text().removeprefix("Not covered.").strip()
+    assert said and said not in turn.locator(".answer").inner_text()
+    assert "Probably the oven" not in turn.inner_text()  # the model was not asked
+    w.shot("refused")
     _no_injection(page, w.errors)
     page.context.close()

@@ -88,7 +88,10 @@ async function ask(state, question) {
   if (done.coverage === "low" || notCovered(done)) {
     replace(coverage, coverageNotice(done.notice || (notCovered(done) ? "Nothing in it went into the context, so this answer does not come from your sources." : "")));
   }
-  replace(answer, renderSentences(done));
+  // A refused answer is the notice itself: it is said once, above, not again as the answer.
+  const refused = done.coverage === "low" && Boolean(done.notice) && done.answer.trim() === done.notice.trim();
+  if (refused) replace(answer);
+  else replace(answer, renderSentences(done));
   replace(footer, passageList(done), meta);
   answer.classList.remove("streaming");
   answer.setAttribute("aria-busy", "false");
