@@ -110,7 +110,7 @@ async def inspect(
 
 
 async def _describe(
-    store: Store,
+    store: SurrealStore,
     settings: Settings,
     embedder: Embedder,
     markers: dict[str, str],

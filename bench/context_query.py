@@ -25,12 +25,13 @@ import numpy as np
 from surrealdb import RecordID
 
 from bench._summary import record
+from bench.search import BenchEmbedder
 from open_notebook.config import Settings
 from open_notebook.context import ContextRequest, build_context, pack_chunks
 from open_notebook.db import open_database
 from open_notebook.search import SearchMode, SearchService
 from open_notebook.segment import sentences
-from open_notebook.store import Store, SurrealStore
+from open_notebook.store import SurrealStore
 from open_notebook.tokens import get_token_counter
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"
@@ -38,26 +39,6 @@ DIM = 384
 CHUNKS_PER_SOURCE = 500
 BATCH = 500
 HITS = 50
-
-
-class BenchEmbedder:
-    """Queries are noisy copies of stored vectors, so nearest neighbours are meaningful."""
-
-    model_id = "bench-random-384"
-    max_tokens = 256
-
-    def __init__(self, matrix: np.ndarray, seed: int = 1) -> None:
-        self._matrix = matrix
-        self._rng = np.random.default_rng(seed)
-
-    @property
-    def dim(self) -> int:
-        return DIM
-
-    def embed_query(self, text: str) -> np.ndarray:  # noqa: ARG002 (the text is not used)
-        row = self._matrix[self._rng.integers(len(self._matrix))]
-        vector = row + 0.5 * self._rng.standard_normal(DIM).astype(np.float32) / np.sqrt(DIM)
-        return (vector / np.linalg.norm(vector)).astype(np.float32)
 
 
 def _sentences() -> list[str]:
@@ -85,7 +66,7 @@ def _source(pool: list[str], first: int) -> tuple[str, list[tuple[int, int, str]
     return text, chunks
 
 
-async def build(store: Store, size: int, matrix: np.ndarray) -> str:
+async def build(store: SurrealStore, size: int, matrix: np.ndarray) -> str:
     pool = _sentences()
     nb = (await store.notebooks.create("bench context")).id
     nb_record = RecordID("notebook", nb.split(":", 1)[1])

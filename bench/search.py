@@ -95,7 +95,7 @@ def texts_and_queries() -> tuple[list[str], list[str]]:
     return corpus, queries
 
 
-async def build(store: Store, size: int, matrix: np.ndarray, texts: list[str]) -> str:
+async def build(store: SurrealStore, size: int, matrix: np.ndarray, texts: list[str]) -> str:
     """One notebook with ``size`` chunks; the brute-force table holds the same vectors."""
     nb = (await store.notebooks.create(f"bench {size}")).id
     sources = [RecordID("source", f"b{i}") for i in range(SOURCES)]
@@ -115,7 +115,7 @@ async def build(store: Store, size: int, matrix: np.ndarray, texts: list[str]) -
     return nb
 
 
-async def build_engine_text(store: Store, size: int, texts: list[str]) -> None:
+async def build_engine_text(store: SurrealStore, size: int, texts: list[str]) -> None:
     """The same texts in a table with SurrealDB's BM25 index (what search used before 0007)."""
     await store.db.query(_ENGINE_TEXT)
     for start in range(0, size, ENGINE_TEXT_BATCH):

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
-from web_support import DESKTOP, PHONE, Served, Watched, serve, watch
+from web_support import DESKTOP, PHONE, SOURDOUGH_SECTIONS, Served, Watched, serve, watch
 
 pytestmark = pytest.mark.slow
 QUESTION = "Why is my loaf dense after a night in a cold kitchen?"
@@ -27,32 +27,7 @@ TITLE = "Cold kitchens <b>&amp;</b> dense loaves"
 
 MARKDOWN = f"""# {TITLE}
 
-## Flour
-
-Bread flour has more protein than plain flour, and the protein forms gluten when the dough is
-mixed with water. Strong gluten traps the gas of fermentation, so the crumb can open. Whole grain
-flour absorbs more water and ferments faster because its bran carries more enzymes and yeasts.
-Rye flour forms little gluten; rye loaves rely on acidity and starches for their structure.
-
-## Temperature
-
-A cold kitchen slows fermentation, so the loaf comes out dense. Below twenty degrees the yeast
-and the lactic bacteria work slowly, the dough rises little overnight, and the gas cells stay
-small. Proof the dough somewhere warm, near twenty-six degrees, or give it several more hours;
-judge by the rise and the feel of the dough rather than by the clock on the wall.
-
-## Scoring
-
-A sharp blade held at a shallow angle opens an ear along the cut. Score quickly and confidently,
-about one centimetre deep, right before the loaf goes into the oven. A loaf that is over-proofed
-spreads under the blade and does not rise much in the oven, whatever the score looks like.
-
-## Storage
-
-Keep the baked loaf cut side down on a board for a day or two; wrap it in cloth, not plastic, so
-the crust stays crisp. Slice and freeze what you will not eat within three days, and toast the
-frozen slices straight from the freezer.
-"""
+{SOURDOUGH_SECTIONS}"""
 
 STEAM = """# Baking with steam
 
