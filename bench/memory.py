@@ -1,13 +1,14 @@
 """Memory of ``open-notebook serve`` with a large notebook loaded (vectors, BM25, hit details).
 
-    python -m bench.memory [--chunks 200000] [--sources 1000]
+    python -m bench.memory [--chunks 200000] [--sources 1000] [--workdir DIR]
 
 Writes one notebook of ``--chunks`` chunks (``--sources`` sources; ~150-word texts of the demo
 corpus's sentences, random unit 384-d vectors labelled with the default embedder's model id, so the
 server searches them with its real model) into an embedded ``surrealkv://`` database with bulk
 INSERTs, starts ``serve`` on it (default settings), and reads the server's resident memory
 (``VmRSS``, and its peak ``VmHWM``) from ``/proc``: at start, after a hybrid search (vector
-snapshot and BM25 loaded), and after a context build.
+snapshot and BM25 loaded), and after a context build; and ``serve`` on an empty database for
+comparison. ``--workdir`` keeps the database (and the built embedding model) for the next run.
 """
 
 from __future__ import annotations
@@ -147,16 +148,17 @@ async def measure(base_url: str, pid: int, nb: str) -> list[tuple[str, dict[str,
 
 async def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="on-memory-") as tmp:
-        workdir = Path(tmp)
+        kept = Path(args.workdir) if args.workdir else None
+        workdir = kept or Path(tmp) / "big"
+        workdir.mkdir(parents=True, exist_ok=True)
         env = {**server_env(workdir), "OPEN_NOTEBOOK_EMBEDDING_PROVIDER": "onnx-minilm"}
-        started = time.perf_counter()
-        nb = await build(env["OPEN_NOTEBOOK_DATABASE_URL"], args.chunks, args.sources, 1)
-        print(f"{args.chunks:,} chunks written in {time.perf_counter() - started:.0f} s")
+        empty = await serve_empty(Path(tmp) / "empty")
         url = env["OPEN_NOTEBOOK_DATABASE_URL"]
-        await (await open_database(Settings(database_url=url))).close()
+        nb = await notebook_of(workdir, url, args)
         with ServerProcess(env, cli=True, start_timeout=600) as server:
             steps = await measure(server.base_url, server.pid, nb)
         snapshot_mb = await snapshot_size(url, nb)
+    print(f"  {'serve on an empty database':<30} RSS {empty['VmRSS']:7.0f} MB")
     for name, found, seconds in steps:
         print(
             f"  {name:<30} RSS {found['VmRSS']:7.0f} MB (peak {found['VmHWM']:7.0f} MB)"
@@ -171,6 +173,7 @@ async def run(args: argparse.Namespace) -> int:
         f"serve RSS with a {label} notebook loaded / peak (MB)",
         ours=f"{resident:.0f} / {peak:.0f}",
     )
+    record("memory", "serve RSS on an empty database (MB)", ours=round(empty["VmRSS"]))
     record("memory", f"of which the search snapshot itself @ {label} (MB)", ours=round(snapshot_mb))
     record(
         "memory",
@@ -180,11 +183,38 @@ async def run(args: argparse.Namespace) -> int:
     return 0 if resident <= args.limit_mb else 1
 
 
+async def notebook_of(workdir: Path, url: str, args: argparse.Namespace) -> str:
+    """The notebook of ``workdir``'s database, written first unless a run with ``--workdir``
+    of the same size left it there."""
+    marker = workdir / f"memory-notebook-{args.chunks}-{args.sources}"
+    if marker.exists():
+        print(f"reusing the {args.chunks:,}-chunk notebook in {workdir}")
+        return marker.read_text().strip()
+    started = time.perf_counter()
+    nb = await build(url, args.chunks, args.sources, 1)
+    print(f"{args.chunks:,} chunks written in {time.perf_counter() - started:.0f} s")
+    await (await open_database(Settings(database_url=url))).close()
+    marker.write_text(nb)
+    return nb
+
+
+async def serve_empty(workdir: Path) -> dict[str, float]:
+    """RSS of ``serve`` on a database with no notebook, after a health read."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    env = {**server_env(workdir), "OPEN_NOTEBOOK_EMBEDDING_PROVIDER": "onnx-minilm"}
+    with ServerProcess(env, cli=True, start_timeout=600) as server:
+        return memory_mb(server.pid)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=200_000)
     parser.add_argument("--sources", type=int, default=1000)
     parser.add_argument("--limit-mb", type=float, default=1536.0, help="exit 1 above this RSS")
+    parser.add_argument(
+        "--workdir",
+        help="keep the database here and reuse it on the next run (default: a temp dir)",
+    )
     code = asyncio.run(run(parser.parse_args()))
     sys.stdout.flush()
     os._exit(code)  # the embedded engine may abort in its own teardown (DESIGN.md)

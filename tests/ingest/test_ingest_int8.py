@@ -10,7 +10,12 @@ import pytest
 
 from open_notebook.embeddings import OnnxMiniLMEmbedder, Script
 from open_notebook.embeddings._files import sha256_of
-from open_notebook.embeddings._int8 import INT8_FILE, INT8_SHA256, ensure_int8_model
+from open_notebook.embeddings._int8 import (
+    INT8_FILE,
+    INT8_SHA256,
+    _build_in_child,
+    ensure_int8_model,
+)
 from open_notebook.errors import ModelError
 
 pytestmark = pytest.mark.slow
@@ -70,3 +75,10 @@ def test_a_damaged_build_is_rebuilt_and_a_wrong_one_refused(tmp_path: Path) -> N
     embedder = OnnxMiniLMEmbedder(model_path=target, model_sha256=INT8_SHA256)
     with pytest.raises(ModelError, match="sha256"):
         embedder.embed_query("x")
+
+
+def test_a_failed_build_is_a_model_error_naming_the_cause(tmp_path: Path) -> None:
+    # The build runs in a child interpreter (its memory leaves with it); a failure there is
+    # reported here, with the child's last error line.
+    with pytest.raises(ModelError, match="building the int8 embedding model failed: .+"):
+        _build_in_child(tmp_path / "no such folder" / INT8_FILE)

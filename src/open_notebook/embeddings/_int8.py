@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -61,7 +63,7 @@ def ensure_int8_model(models_dir: Path) -> Path:
         handle, temporary = tempfile.mkstemp(dir=models_dir, suffix=".onnx.partial")
         os.close(handle)
         try:
-            build_int8_model(Path(temporary))
+            _build_in_child(Path(temporary))
             found = sha256_of(Path(temporary))
             if found != INT8_SHA256:
                 raise ModelError(
@@ -77,6 +79,28 @@ def ensure_int8_model(models_dir: Path) -> Path:
             f"cannot build the int8 embedding model in {models_dir}: {error}"
         ) from error
     return target
+
+
+def _build_in_child(target: Path) -> None:
+    """Run :func:`build_int8_model` in a child interpreter.
+
+    The build loads the ONNX tooling and several copies of the model's weights; in the serving
+    process that memory stays resident after the build (measured: serve on an empty database
+    642 MB with the build, 385 MB when the model was built before), in a child it goes back to
+    the system when the child exits.
+
+    Raises:
+        ModelError: the child failed (its last line of error output says why).
+    """
+    done = subprocess.run(
+        [sys.executable, "-m", "open_notebook.embeddings._int8", str(target)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
+        raise ModelError(f"building the int8 embedding model failed: {lines[-1]}")
 
 
 def build_int8_model(target: Path) -> None:
@@ -145,3 +169,7 @@ def dequantize_matmul_weights(model: onnx.ModelProto) -> dict[str, tuple[int, in
     if not folded:
         raise ModelError("the packaged embedding model has no int8 MatMul weights to re-quantize")
     return shapes
+
+
+if __name__ == "__main__":  # the child of _build_in_child
+    build_int8_model(Path(sys.argv[1]))
