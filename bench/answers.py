@@ -59,7 +59,7 @@ from open_notebook.llm import (
 from open_notebook.search import SearchMode, SearchService
 from open_notebook.segment import sentences
 from open_notebook.store import Store, open_store
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "squad-long"
 NAME = "answers"
@@ -267,7 +267,7 @@ async def support_set(
     """For each question: the context's passages and the items to attribute against them."""
     rng = random.Random(SEED)
     search = SearchService(store, embedder, settings)
-    counter = get_token_counter(settings.tokenizer)
+    counter = BpeTokenCounter(settings.tokenizer)
     other_sentences = {
         source: [one for one in _sentences_of(text) if len(one.split()) >= 8]
         for source, text in corpus.text_of.items()

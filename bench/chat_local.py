@@ -20,7 +20,7 @@ from open_notebook.db import open_database
 from open_notebook.llm import LocalGemmaModel
 from open_notebook.store import Store, SurrealStore
 from open_notebook.store._sources import NewSource
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
 CORPUS = (
     Path(__file__).resolve().parents[2] / "shared" / "data" / "business-reports" / "corpus.jsonl"
@@ -75,7 +75,7 @@ async def one_budget(
 
 async def main(budgets: list[int], window: int, answer: int) -> None:
     title, text = report_text()
-    print(f"source: {title!r}, {get_token_counter().count(text)} o200k tokens")
+    print(f"source: {title!r}, {BpeTokenCounter().count(text)} o200k tokens")
     with tempfile.TemporaryDirectory() as tmp:
         llm = LocalGemmaModel(Path(tmp) / "models", context_window=window)
         started = time.perf_counter()

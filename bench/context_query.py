@@ -32,7 +32,7 @@ from open_notebook.db import open_database
 from open_notebook.search import SearchMode, SearchService
 from open_notebook.segment import sentences
 from open_notebook.store import SurrealStore
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"
 DIM = 384
@@ -131,14 +131,16 @@ async def main(args: argparse.Namespace) -> None:
         )
         service = SearchService(store, BenchEmbedder(matrix), settings)
         queries = [json.loads(line)["text"] for line in (DATA / "queries.jsonl").open()]
-        counter = get_token_counter()
+        counter = BpeTokenCounter()
         await service.search(queries[0], notebook_id=nb, limit=HITS)  # load the snapshot
         search_ms, build_ms, pack_ms, used = [], [], [], []
         for query in queries[: args.queries]:
             started = time.perf_counter()
             hits = await service.search(query, notebook_id=nb, mode=SearchMode.HYBRID, limit=HITS)
             search_ms.append((time.perf_counter() - started) * 1000)
-            request = ContextRequest(notebook_id=nb, query=query, budget=args.budget)
+            request = ContextRequest(
+                notebook_id=nb, query=query, budget=args.budget, counter=counter
+            )
             started = time.perf_counter()
             payload = await build_context(request, reader=store.context, hits=hits)
             build_ms.append((time.perf_counter() - started) * 1000)

@@ -33,7 +33,7 @@ from open_notebook.api import create_app
 from open_notebook.config import Settings
 from open_notebook.llm import OpenAICompatibleModel
 from open_notebook.llm.testing import LoopbackChatServer
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
 TOKEN = "fuzz-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -137,7 +137,7 @@ def _fuzz(args: argparse.Namespace, data_dir: Path) -> int:
         base_url=chat_server.base_url,
         model="loopback",
         context_window=8192,
-        counter=get_token_counter("o200k_base"),
+        counter=BpeTokenCounter("o200k_base"),
     )
     app = create_app(app_settings, llm=model)
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)

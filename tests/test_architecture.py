@@ -8,6 +8,8 @@ counts (``TYPE_CHECKING`` ones too): a cycle of types is a cycle of design.
 from __future__ import annotations
 
 import ast
+import enum
+import importlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,10 +51,8 @@ DEFERRED_OWN_IMPORTS = {
     ("open_notebook.cli._mcp_server", "open_notebook.mcp"),
     ("open_notebook.cli._ask", "open_notebook.chat"),
 }
-# The token counters: BPE tables are immutable data shipped in a wheel, loaded once per process
-# and shared like a module constant (as tiktoken's registry does). (The one process-wide object,
-# ``runtime._DEFAULT`` for the seed's module-level API, is no cache and not matched here.)
-ALLOWED_MODULE_CACHES = {("open_notebook.tokens._counter", "get_token_counter")}
+# The one process-wide object: the seed's module-level API has no owner to hold its defaults.
+ALLOWED_PROCESS_OBJECTS = {("open_notebook.runtime", "_DEFAULT")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,44 +258,200 @@ _MUTABLE_FACTORIES = {
     "OrderedDict",
     "defaultdict",
     "deque",
+    "Counter",
     "WeakKeyDictionary",
     "WeakValueDictionary",
     "weakref.WeakKeyDictionary",
     "weakref.WeakValueDictionary",
     "collections.OrderedDict",
+    "collections.defaultdict",
+    "collections.deque",
+    "collections.Counter",
+}
+# Calls that change a container in place: on a module-level name, a memo being filled.
+_MUTATORS = {
+    "append",
+    "extend",
+    "insert",
+    "add",
+    "update",
+    "setdefault",
+    "pop",
+    "popitem",
+    "clear",
+    "remove",
+    "discard",
+    "appendleft",
+    "__setitem__",
 }
 
 
-def _is_empty_container(value: ast.expr | None) -> bool:
+def _is_container(value: ast.expr | None, *, empty_only: bool) -> bool:
     if isinstance(value, ast.Dict | ast.List | ast.Set):
-        return not (value.keys if isinstance(value, ast.Dict) else value.elts)
+        return not empty_only or not (value.keys if isinstance(value, ast.Dict) else value.elts)
     if isinstance(value, ast.Call):
         return ast.unparse(value.func) in _MUTABLE_FACTORIES
     return False
 
 
-def test_no_module_level_cache_or_memo() -> None:
+def _is_cache_factory(func: ast.expr) -> bool:
+    """``cache``, ``lru_cache``, ``lru_cache(maxsize=...)`` and the like, however spelled."""
+    inner = func.func if isinstance(func, ast.Call) else func
+    return ast.unparse(inner) in _CACHE_DECORATORS
+
+
+def _long_lived(tree: ast.Module) -> Iterator[ast.stmt]:
+    """Statements that run once per process: the module's and its classes' bodies (under any
+    ``if``, ``try`` or ``with``), not function bodies."""
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            for child in getattr(node, field, []):
+                if isinstance(child, ast.ExceptHandler):
+                    pending.extend(child.body)
+                else:
+                    pending.append(child)
+
+
+def _assigned(node: ast.stmt) -> list[ast.expr]:
+    if isinstance(node, ast.Assign):
+        return node.targets
+    if isinstance(node, ast.AnnAssign | ast.AugAssign):
+        return [node.target]
+    return []
+
+
+def module_level_caches(module: str, tree: ast.Module) -> list[str]:
+    """Memos and caches that outlive every call: decorated or wrapped cache functions (methods
+    too: their cache is the class's), containers that start empty or that a function fills,
+    and mutable default arguments."""
     found = []
-    for module, tree in _module_trees():
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                decorators = {
-                    ast.unparse(d.func if isinstance(d, ast.Call) else d)
-                    for d in node.decorator_list
-                }
-                if (
-                    decorators & _CACHE_DECORATORS
-                    and (module, node.name) not in ALLOWED_MODULE_CACHES
-                ):
-                    found.append(f"{module}.{node.name}: cached function")
-            targets = (
-                node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-            )
-            names = {ast.unparse(one) for one in targets if one is not None}
-            empty = isinstance(node, ast.Assign | ast.AnnAssign) and _is_empty_container(node.value)
-            if empty and names != {"__all__"}:
-                found.append(f"{module}:{node.lineno}: a module-level container starts empty")
+    containers: set[str] = set()
+    for node in _long_lived(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if any(_is_cache_factory(one) for one in node.decorator_list):
+                found.append(f"{module}.{node.name}: cached function")
+            continue
+        calls = [one for one in ast.walk(node) if isinstance(one, ast.Call)]
+        if any(_is_cache_factory(one.func) for one in calls):
+            found.append(f"{module}:{node.lineno}: {ast.unparse(node)[:60]} makes a cache")
+        names = {ast.unparse(one) for one in _assigned(node)}
+        value = getattr(node, "value", None)
+        if _is_container(value, empty_only=True) and names != {"__all__"}:
+            found.append(f"{module}:{node.lineno}: a module-level container starts empty")
+        if _is_container(value, empty_only=False):
+            containers |= names
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            defaults = [*node.args.defaults, *node.args.kw_defaults]
+            if any(_is_container(one, empty_only=False) for one in defaults if one):
+                found.append(f"{module}:{node.lineno}: a mutable default argument")
+            for inner in ast.walk(node):
+                target = _mutated_name(inner)
+                if target in containers:
+                    found.append(f"{module}:{inner.lineno}: a function changes {target}")
+    return found
+
+
+def _mutated_name(node: ast.AST) -> str | None:
+    """The name whose container a statement or call changes in place: ``X[k] = v``,
+    ``del X[k]``, ``X[k] += 1``, ``X.update(...)``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        base = node.func.value if node.func.attr in _MUTATORS else None
+    elif isinstance(node, ast.Assign | ast.Delete):
+        base = next((one.value for one in node.targets if isinstance(one, ast.Subscript)), None)
+    elif isinstance(node, ast.AugAssign | ast.AnnAssign) and isinstance(node.target, ast.Subscript):
+        base = node.target.value
+    else:
+        base = None
+    return base.id if isinstance(base, ast.Name) else None
+
+
+def test_no_module_level_cache_or_memo() -> None:
+    found = [line for module, tree in _module_trees() for line in module_level_caches(module, tree)]
     assert found == []
+
+
+def _objects_of(module: str) -> Iterator[tuple[str, object]]:
+    loaded = importlib.import_module(module)
+    for name, value in vars(loaded).items():
+        yield name, value
+        if isinstance(value, type) and value.__module__ == module:
+            yield from ((f"{name}.{key}", one) for key, one in vars(value).items())
+
+
+def _is_process_state(value: object) -> bool:
+    """A cache however it was made (``cache_info`` is what functools gives every one), or an
+    object of the package's own classes that is not a constant (an enum member, a frozen
+    dataclass)."""
+    if hasattr(value, "cache_info") or hasattr(value, "cache_clear"):
+        wrapped = getattr(value, "__wrapped__", value)
+        return str(getattr(wrapped, "__module__", "")).startswith(PACKAGE)
+    kind = type(value)
+    if not kind.__module__.startswith(PACKAGE) or isinstance(value, type | enum.Enum):
+        return False
+    params = getattr(kind, "__dataclass_params__", None)
+    return not (params is not None and params.frozen)
+
+
+def test_no_module_holds_a_cache_or_a_service_object_once_imported() -> None:
+    """The same rule on the imported modules: whatever syntax made it, no module (or class)
+    holds a cache, and none holds a service object but the seed's runtime."""
+    found = [
+        f"{module}.{name}: {type(value).__name__}"
+        for module in MODULES
+        for name, value in _objects_of(module)
+        if _is_process_state(value) and (module, name) not in ALLOWED_PROCESS_OBJECTS
+    ]
+    assert found == []
+
+
+_PLANTED = """
+import functools
+from functools import lru_cache
+
+_SEEN: dict[str, int] = {}
+_KNOWN = {"a": 1}
+counters = functools.lru_cache(maxsize=4)(len)
+
+@lru_cache(maxsize=4)
+def loaded(name: str) -> str:
+    return name
+
+class Holder:
+    @functools.cache
+    def shared(self) -> int:
+        return 1
+
+def remember(key: str, memo: dict[str, int] = {}) -> int:
+    _KNOWN[key] = 2
+    _KNOWN.setdefault(key, 3)
+    return memo.setdefault(key, len(key))
+
+if True:
+    @functools.cache
+    def hidden() -> int:
+        return 1
+"""
+
+
+def test_the_cache_check_finds_every_kind_it_names() -> None:
+    found = module_level_caches("planted", ast.parse(_PLANTED))
+    expected = [
+        "planted:5: a module-level container starts empty",
+        "planted:7: counters = functools.lru_cache(maxsize=4)(len) makes a cache",
+        "planted.loaded: cached function",
+        "planted.shared: cached function",
+        "planted.hidden: cached function",
+        "planted:18: a mutable default argument",
+        "planted:19: a function changes _KNOWN",
+        "planted:20: a function changes _KNOWN",
+    ]
+    assert sorted(found) == sorted(expected)
 
 
 @pytest.mark.parametrize("module", ["open_notebook.runtime"])

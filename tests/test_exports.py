@@ -48,7 +48,6 @@ EXPORTS: dict[str, list[str]] = {
         "Candidate",
         "ChunkPacking",
         "ContextConfig",
-        "ContextItem",
         "ContextMemo",
         "ContextPayload",
         "ContextReader",
@@ -290,7 +289,7 @@ EXPORTS: dict[str, list[str]] = {
         "open_store",
         "text_stats",
     ],
-    "open_notebook.tokens": ["BpeTokenCounter", "TokenCounter", "get_token_counter", "token_count"],
+    "open_notebook.tokens": ["BpeTokenCounter", "TokenCounter"],
     "open_notebook.utils": [],
     "open_notebook.web": ["STATIC_DIR", "web_routes"],
 }

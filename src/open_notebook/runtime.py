@@ -1,4 +1,5 @@
-"""The default settings, store and context memo of the seed's module-level API, nothing else.
+"""The default settings, store, context memo and token counters of the seed's module-level API,
+nothing else.
 
 The seed's helpers (``build_source_context(...)`` and friends in ``open_notebook.utils``) and its
 active records (``Source.get(...)`` in ``open_notebook.records``) take no store argument, so a
@@ -15,6 +16,7 @@ from typing import Final
 from open_notebook.config import Settings, load_settings
 from open_notebook.context import ContextMemo
 from open_notebook.store import Store, open_store
+from open_notebook.tokens import BpeTokenCounter, TokenCounter
 
 # The embedded engine can abort the interpreter at exit unless given time to settle (DESIGN.md).
 _SETTLE_SECONDS: Final = 0.2
@@ -28,6 +30,7 @@ class Runtime:
         self._store: Store | None = None
         self._opening: asyncio.Lock | None = None
         self.context_memo = ContextMemo()
+        self._counters: dict[str, TokenCounter] = {}
 
     def configure(self, settings: Settings | None = None, *, store: Store | None = None) -> None:
         if settings is not None:
@@ -39,6 +42,12 @@ class Runtime:
         if self._settings is None:
             self._settings = load_settings()
         return self._settings
+
+    def token_counter(self, encoding: str) -> TokenCounter:
+        """The counter of ``encoding``, loaded on first use and kept (the tables never change)."""
+        if encoding not in self._counters:
+            self._counters[encoding] = BpeTokenCounter(encoding)
+        return self._counters[encoding]
 
     async def store(self) -> Store:
         if self._store is not None:
@@ -78,6 +87,15 @@ def get_settings() -> Settings:
 def get_context_memo() -> ContextMemo:
     """The memory of per-text work the seed's builds share."""
     return _DEFAULT.context_memo
+
+
+def get_token_counter(encoding: str = "o200k_base") -> TokenCounter:
+    """The counter of ``encoding`` the seed's helpers share (``token_count``, ``ContextItem``).
+
+    Raises:
+        ConfigurationError: ``encoding`` is not one of the shipped encodings.
+    """
+    return _DEFAULT.token_counter(encoding)
 
 
 async def get_store() -> Store:

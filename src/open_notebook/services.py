@@ -26,6 +26,7 @@ from open_notebook.ingest import Ingestor
 from open_notebook.llm import LanguageModel, create_language_model
 from open_notebook.search import SearchService
 from open_notebook.store import Store, open_store
+from open_notebook.tokens import BpeTokenCounter, TokenCounter
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,8 @@ class Services:
     embedder: Embedder
     search: SearchService
     ingestor: Ingestor
+    # Counts and cuts text in the settings' tokenizer for every context build and the model.
+    counter: TokenCounter
     llm: LanguageModel | None = None
     # Per-text work of context builds (token counts, signatures), kept across requests.
     context_memo: ContextMemo = field(default_factory=ContextMemo)
@@ -51,7 +54,7 @@ class Services:
     def language_model(self) -> LanguageModel:
         """The injected model, or the configured one (cheap: weights load on first use)."""
         if self.llm is None:
-            self.llm = create_language_model(self.settings)
+            self.llm = create_language_model(self.settings, counter=self.counter)
         return self.llm
 
     def language_model_or_problem(self) -> LanguageModel | ConfigurationError:
@@ -87,12 +90,14 @@ async def open_services(
     opened = store if store is not None else await open_store(settings)
     try:
         model = embedder if embedder is not None else await _open_embedder(settings)
+        counter = BpeTokenCounter(settings.tokenizer)
         yield kind(
             settings=settings,
             store=opened,
             embedder=model,
             search=SearchService(opened, model, settings),
-            ingestor=Ingestor(opened, model, settings),
+            ingestor=Ingestor(opened, model, settings, counter=counter),
+            counter=counter,
             llm=llm,
         )
     finally:

@@ -11,7 +11,7 @@ from httpx import AsyncClient
 
 from open_notebook.llm import OpenAICompatibleModel
 from open_notebook.llm.testing import LoopbackChatServer
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
 
 def _events(raw: str) -> list[tuple[str, dict[str, Any]]]:
@@ -34,7 +34,7 @@ async def chat_client(make_client: Any, server: LoopbackChatServer) -> AsyncIter
         base_url=server.base_url,
         model="loopback",
         context_window=8192,
-        counter=get_token_counter("o200k_base"),
+        counter=BpeTokenCounter("o200k_base"),
     )
     async with make_client(llm=model) as opened:
         yield opened
@@ -114,7 +114,7 @@ async def test_a_question_the_notebook_does_not_cover_is_said(
         base_url=server.base_url,
         model="loopback",
         context_window=8192,
-        counter=get_token_counter("o200k_base"),
+        counter=BpeTokenCounter("o200k_base"),
     )
     question = "Who won the 1998 football world cup final in Paris?"
     async with make_client(llm=model) as client:

@@ -14,7 +14,7 @@ import pytest
 from llama_support import LlamaCppServer
 from open_notebook.llm import OpenAICompatibleModel
 from open_notebook.llm.testing import Fault, LoopbackChatServer
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
 
 def _model(base_url: str, api_key: str | None = None) -> OpenAICompatibleModel:
@@ -22,7 +22,7 @@ def _model(base_url: str, api_key: str | None = None) -> OpenAICompatibleModel:
         base_url=base_url,
         model="loopback",
         context_window=4096,
-        counter=get_token_counter("o200k_base"),
+        counter=BpeTokenCounter("o200k_base"),
         api_key=api_key,
         timeout_s=0.5,
     )

@@ -14,7 +14,7 @@ from pydantic import SecretStr
 
 from open_notebook.llm import OpenAICompatibleModel
 from open_notebook.llm.testing import LoopbackChatServer
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
 TOKEN = "s3cret-token-value"
 Factory = Callable[..., AbstractAsyncContextManager[AsyncClient]]
@@ -53,7 +53,7 @@ async def test_model_window_or_why_there_is_no_model(make_client: Factory) -> No
             base_url=server.base_url,
             model="loopback",
             context_window=4096,
-            counter=get_token_counter("o200k_base"),
+            counter=BpeTokenCounter("o200k_base"),
         )
         async with make_client(llm=model, llm_answer_tokens=300) as client:
             body = (await client.get("/api/chat/model")).json()
@@ -132,7 +132,7 @@ async def test_the_done_event_carries_the_context_as_sent(
             base_url=server.base_url,
             model="loopback",
             context_window=8192,
-            counter=get_token_counter("o200k_base"),
+            counter=BpeTokenCounter("o200k_base"),
         )
         async with make_client(llm=model) as client:
             body = {"title": "Loaves", "text": TEXT, "notebook_id": notebook["id"]}

@@ -11,7 +11,7 @@ from context_corpus import Corpus
 from open_notebook.context import parse_inclusion
 from open_notebook.errors import BudgetTooSmallError, InvalidInputError, NotFoundError
 from open_notebook.store import Store
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 from open_notebook.utils.context_builder import (
     ContextBuilder,
     ContextConfig,
@@ -22,7 +22,7 @@ from open_notebook.utils.context_builder import (
     build_source_context,
 )
 
-COUNTER = get_token_counter()
+COUNTER = BpeTokenCounter()
 
 
 def _reference_tail_drop(items: list[ContextItem], budget: int) -> list[ContextItem]:

@@ -12,9 +12,9 @@ from open_notebook.context import (
     deduplicate,
     render_block,
 )
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
-COUNTER = get_token_counter()
+COUNTER = BpeTokenCounter()
 LONG = " ".join(
     f"Wind farm {i} produced {i * 7} megawatt hours in the third quarter." for i in range(60)
 )

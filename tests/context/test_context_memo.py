@@ -17,7 +17,7 @@ from open_notebook.context._text import (
     shingles,
 )
 from open_notebook.store import Store
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 from open_notebook.utils.context_builder import ContextItem, build_source_context
 
 
@@ -53,7 +53,7 @@ def test_short_texts_are_not_remembered() -> None:
 
 
 def test_memo_counter_counts_exactly_and_only_wraps_pure_counters() -> None:
-    inner = get_token_counter()
+    inner = BpeTokenCounter()
     memo = ContextMemo()
     counter = memo.counter(inner)
     assert isinstance(counter, MemoCounter)
@@ -113,7 +113,7 @@ async def test_ids_with_quoted_keys_come_back_plain(store: Store) -> None:
 def test_context_item_token_count_is_exact_when_read_and_kept_when_given() -> None:
     text = _long("lazy") + " with ünïcode"
     item = ContextItem("source:a", "source", text)
-    assert item.token_count == get_token_counter().count(text)
+    assert item.token_count == BpeTokenCounter().count(text)
     given = ContextItem("source:b", "note", text, 1.0, 5)
     assert given.token_count == 5
     given.token_count = 9
@@ -131,7 +131,7 @@ def test_each_owner_has_its_own_memory() -> None:
 
 
 def test_remembered_label_tokens_match_the_rendered_label() -> None:
-    counter = get_token_counter()
+    counter = BpeTokenCounter()
     candidate = Candidate("source_insight:x", ItemType.INSIGHT, "Key [points]", "", "source:y")
     for fmt in RenderFormat:
         for truncated in (False, True):

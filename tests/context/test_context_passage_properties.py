@@ -19,9 +19,9 @@ from open_notebook.context import (
 from open_notebook.context._render import RunText, render_passages
 from open_notebook.errors import BudgetTooSmallError
 from open_notebook.search import query_terms
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
-COUNTER = get_token_counter()
+COUNTER = BpeTokenCounter()
 WORDS = ["wind", "solar", "grid", "cost", "turbine", "the", "of", "</source>", "日本", "#", "and"]
 
 sentence = st.lists(st.sampled_from(WORDS), min_size=1, max_size=10).map(

@@ -14,9 +14,9 @@ from open_notebook.context import (
 )
 from open_notebook.search import query_terms
 from open_notebook.segment import sentences
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
-COUNTER = get_token_counter()
+COUNTER = BpeTokenCounter()
 FILLER = [f"Section {i} lists the routine figures of the year in a table." for i in range(30)]
 ANSWER = "The turbine blades ice over when the air is wet and below freezing."
 

@@ -18,9 +18,9 @@ from open_notebook.context import (
     stub_tokens,
 )
 from open_notebook.errors import BudgetTooSmallError
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
-COUNTER = get_token_counter()
+COUNTER = BpeTokenCounter()
 WORDS = ["wind", "solar", "grid", "cost", "report", "the", "of", "</source>", "日本", "#", "and"]
 
 sentences = st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map(

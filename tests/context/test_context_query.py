@@ -10,9 +10,10 @@ from open_notebook.embeddings import FakeEmbedder
 from open_notebook.search import SearchService
 from open_notebook.store import ChunkRow, Store, SurrealStore
 from open_notebook.store._sources import NewSource
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 from open_notebook.utils.context_builder import build_notebook_context, build_query_context
 
+COUNTER = BpeTokenCounter()
 TOPICS = ["revenue growth", "office leases", "staff hiring", "tax filings", "cloud costs"]
 
 
@@ -75,7 +76,7 @@ async def test_query_context_keeps_the_relevant_chunk_of_a_long_source(
     assert "turbine blade icing" in big["content"]
     assert all(entry["scores"]["relevance"] is not None for entry in included.values())
     assert ctx["metadata"]["query"] == "turbine blade icing"
-    assert ctx["total_tokens"] == get_token_counter().count(ctx["rendered"]) <= 250
+    assert ctx["total_tokens"] == COUNTER.count(ctx["rendered"]) <= 250
 
 
 async def test_without_a_question_the_same_budget_shows_the_start_instead(
@@ -131,7 +132,9 @@ async def test_fusion_scores_do_not_matter_only_ranks(store: Store, settings: Se
         replace(hit, scores=replace(hit.scores, fused=1000.0 * hit.scores.fused + 7.0))
         for hit in hits
     ]
-    request = ContextRequest(notebook_id=notebook_id, query="turbine blade icing", budget=200)
+    request = ContextRequest(
+        notebook_id=notebook_id, query="turbine blade icing", budget=200, counter=COUNTER
+    )
     first = await build_context(request, reader=store.context, hits=hits)
     second = await build_context(request, reader=store.context, hits=scaled)
     assert first.rendered == second.rendered and first.manifest == second.manifest
@@ -156,6 +159,7 @@ async def test_question_context_honours_the_config_and_pinned_ids(
         budget=400,
         include_notes=False,
         config=ContextConfig(sources={small_id: "not in context"}),
+        counter=COUNTER,
     )
     payload = await build_context(request, reader=store.context, searcher=searcher)
     reasons = {entry["id"]: entry["reason"] for entry in payload.manifest["dropped"]}
@@ -167,7 +171,11 @@ async def test_question_context_honours_the_config_and_pinned_ids(
         notebook_ids=[],
     )
     pinned = ContextRequest(
-        notebook_id=notebook_id, source_ids=(other.id,), query="blade heaters ice", budget=400
+        notebook_id=notebook_id,
+        source_ids=(other.id,),
+        query="blade heaters ice",
+        budget=400,
+        counter=COUNTER,
     )
     payload = await build_context(pinned, reader=store.context, searcher=searcher)
     assert other.id in payload.record_ids

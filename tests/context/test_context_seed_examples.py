@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from open_notebook.store import Store
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
 from context_corpus import Corpus
 
@@ -60,7 +60,7 @@ async def test_source_context_has_text_and_insights_within_budget(
     assert sorted(_ids(ctx, "insights")) == sorted(corpus.insight_ids)
     assert ctx["sources"][0]["truncated"] is True
     assert "Paragraph 0 of the annual report" in ctx["rendered"]
-    assert ctx["total_tokens"] == get_token_counter().count(ctx["rendered"])
+    assert ctx["total_tokens"] == BpeTokenCounter().count(ctx["rendered"])
     assert 0.95 * 1500 <= ctx["total_tokens"] <= 1500
 
 
@@ -72,7 +72,7 @@ async def test_mixed_context_without_notebook_is_not_empty(
     assert sorted(_ids(ctx, "notes")) == sorted(corpus.note_ids)
     assert "notebook_id" not in ctx
     assert ctx["total_items"] == 5
-    assert ctx["total_tokens"] == get_token_counter().count(ctx["rendered"]) <= 2000
+    assert ctx["total_tokens"] == BpeTokenCounter().count(ctx["rendered"]) <= 2000
 
 
 async def test_mixed_context_with_notebook_adds_its_other_items(

@@ -30,9 +30,9 @@ from open_notebook.store import Store, SurrealStore
 from open_notebook.store._context_reads import Catalog, ChunkText, Requested
 from open_notebook.store._sources import NewSource
 from open_notebook.store._text_stats import STATS_ENCODING
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
-COUNTER = get_token_counter()
+COUNTER = BpeTokenCounter()
 WORDS = [
     *("wind", "solar", "grid", "cost", "report", "growth", "risk", "plan"),
     *("the", "of", "and", "to", "in", "#", "<b>", "日本"),
@@ -138,7 +138,9 @@ async def test_two_stage_build_decides_as_with_every_text(
     store: Store, budget: int | None, fmt: str
 ) -> None:
     wide = await _wide(store)
-    request = ContextRequest(notebook_id=wide.notebook_id, budget=budget, fmt=RenderFormat(fmt))
+    request = ContextRequest(
+        notebook_id=wide.notebook_id, budget=budget, fmt=RenderFormat(fmt), counter=COUNTER
+    )
     ctx, read = await _check_same(store, request)
     if budget is not None:
         assert ctx["total_tokens"] <= budget
@@ -155,6 +157,7 @@ async def test_per_source_cap_and_pinned_ids_with_unread_texts(store: Store) -> 
         note_ids=(wide.note_ids[3],),
         budget=900,
         per_source_cap=150,
+        counter=COUNTER,
     )
     ctx, _ = await _check_same(store, request)
     included = {entry["id"] for entry in ctx["manifest"]["included"]}
@@ -182,12 +185,14 @@ async def test_records_without_or_with_stale_counts_are_read_and_counted(store: 
     )
     assert rows == [None]  # the stale count is not trusted
     for budget in (120, 700):
-        await _check_same(store, ContextRequest(notebook_id=wide.notebook_id, budget=budget))
+        await _check_same(
+            store, ContextRequest(notebook_id=wide.notebook_id, budget=budget, counter=COUNTER)
+        )
 
 
 async def test_another_tokenizer_plans_without_the_stored_counts(store: Store) -> None:
     wide = await _wide(store)
-    cl100k = get_token_counter("cl100k_base")
+    cl100k = BpeTokenCounter("cl100k_base")
     request = ContextRequest(notebook_id=wide.notebook_id, budget=400, counter=cl100k)
     ctx, _ = await _check_same(store, request)
     assert ctx["total_tokens"] == cl100k.count(str(ctx["rendered"]))
@@ -213,7 +218,7 @@ async def test_store_writes_the_count_of_each_text(store: Store) -> None:
 
 async def _candidate_ids(store: Store, notebook_id: str) -> set[str]:
     """Every candidate of a notebook build, included or dropped."""
-    request = ContextRequest(notebook_id=notebook_id, budget=500)
+    request = ContextRequest(notebook_id=notebook_id, budget=500, counter=COUNTER)
     manifest = (await build_context(request, reader=store.context)).manifest
     return {entry["id"] for entry in [*manifest["included"], *manifest["dropped"]]}
 
@@ -253,7 +258,8 @@ async def test_a_budget_spent_before_the_first_item_is_a_clear_error(
     wide = await _wide(store)
     with pytest.raises(BudgetTooSmallError, match="max_tokens"):
         await build_context(
-            ContextRequest(notebook_id=wide.notebook_id, budget=budget), reader=store.context
+            ContextRequest(notebook_id=wide.notebook_id, budget=budget, counter=COUNTER),
+            reader=store.context,
         )
 
 
@@ -290,7 +296,9 @@ async def test_a_notebook_without_any_stored_count_decides_the_same(
         {"nb": record(wide.notebook_id)},
     )
     for cap in (None, 120):
-        request = ContextRequest(notebook_id=wide.notebook_id, budget=budget, per_source_cap=cap)
+        request = ContextRequest(
+            notebook_id=wide.notebook_id, budget=budget, per_source_cap=cap, counter=COUNTER
+        )
         await _check_same(store, request)
 
 
@@ -302,7 +310,10 @@ async def test_duplicates_among_unread_texts_are_found_when_read(store: Store) -
     near = await store.notes.create(wide.notebook_id, text + " Solar too.", title="C")
     # Asked for by id, the notes are offered room first; their texts are read in stage two.
     request = ContextRequest(
-        notebook_id=wide.notebook_id, note_ids=(first.id, same.id, near.id), budget=1200
+        notebook_id=wide.notebook_id,
+        note_ids=(first.id, same.id, near.id),
+        budget=1200,
+        counter=COUNTER,
     )
     ctx, _ = await _check_same(store, request)
     reasons = {entry["id"]: entry["reason"] for entry in ctx["manifest"]["dropped"]}
@@ -333,7 +344,7 @@ async def test_each_store_keeps_its_own_catalogs(store: Store, settings: Any) ->
     wide = await _wide(store)
     other = SurrealStore(await open_database(settings))
     try:
-        request = ContextRequest(notebook_id=wide.notebook_id, budget=300)
+        request = ContextRequest(notebook_id=wide.notebook_id, budget=300, counter=COUNTER)
         await build_context(request, reader=store.context)
         assert store.context._catalogs.entries
         assert not other.context._catalogs.entries

@@ -13,7 +13,7 @@ from open_notebook.llm import (
     check_request_fits,
     plan_budget,
 )
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
 
 def model(window: int) -> OpenAICompatibleModel:
@@ -21,7 +21,7 @@ def model(window: int) -> OpenAICompatibleModel:
         base_url="http://127.0.0.1:9/v1",
         model="test-model",
         context_window=window,
-        counter=get_token_counter("o200k_base"),
+        counter=BpeTokenCounter("o200k_base"),
     )
 
 

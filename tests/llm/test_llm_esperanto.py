@@ -8,7 +8,7 @@ import pytest
 
 from open_notebook.errors import ModelError
 from open_notebook.llm import ChatMessage, EsperantoModel, Role
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
 
 @dataclass
@@ -50,9 +50,7 @@ class FakeEsperanto:
 
 
 def model(delegate: FakeEsperanto) -> EsperantoModel:
-    return EsperantoModel(
-        delegate, model_id="x:y", context_window=8192, counter=get_token_counter()
-    )
+    return EsperantoModel(delegate, model_id="x:y", context_window=8192, counter=BpeTokenCounter())
 
 
 @pytest.mark.parametrize("wrap", [False, True])

@@ -5,7 +5,7 @@ import pytest
 from open_notebook.errors import ModelError
 from open_notebook.llm import ChatMessage, OpenAICompatibleModel, Role
 from open_notebook.llm.testing import LoopbackChatServer
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
 
 def model(base_url: str, api_key: str | None = None) -> OpenAICompatibleModel:
@@ -13,7 +13,7 @@ def model(base_url: str, api_key: str | None = None) -> OpenAICompatibleModel:
         base_url=base_url,
         model="loop",
         context_window=4096,
-        counter=get_token_counter("o200k_base"),
+        counter=BpeTokenCounter("o200k_base"),
         api_key=api_key,
     )
 

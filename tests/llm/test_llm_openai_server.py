@@ -19,7 +19,7 @@ from open_notebook.errors import ConfigurationError, ModelError, ModelTimeoutErr
 from open_notebook.llm import ChatMessage, OpenAICompatibleModel, Role
 from open_notebook.llm._openai import parse_sse_line
 from open_notebook.llm.testing import Fault, LoopbackChatServer
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
 QUESTION = [
     ChatMessage(Role.SYSTEM, "Answer in one short sentence."),
@@ -34,7 +34,7 @@ def model(
         base_url=base_url,
         model=name,
         context_window=2048,
-        counter=get_token_counter("o200k_base"),
+        counter=BpeTokenCounter("o200k_base"),
         api_key=api_key,
         timeout_s=timeout_s,
     )

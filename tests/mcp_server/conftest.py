@@ -19,7 +19,7 @@ from open_notebook.llm.testing import LoopbackChatServer
 from open_notebook.mcp import create_mcp_server
 from open_notebook.services import Services, open_services
 from open_notebook.store import Store
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ async def services(
         base_url=chat_server.base_url,
         model="loopback",
         context_window=4096,
-        counter=get_token_counter(settings.tokenizer),
+        counter=BpeTokenCounter(settings.tokenizer),
     )
     async with open_services(
         settings, Services, store=store, embedder=FakeEmbedder(), llm=model

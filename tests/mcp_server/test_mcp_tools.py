@@ -17,7 +17,7 @@ from open_notebook.llm import LocalGemmaModel
 from open_notebook.llm.testing import LoopbackChatServer
 from open_notebook.mcp import PART_CHARS, create_mcp_server
 from open_notebook.services import Services
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
 TOOLS = {"list_notebooks", "search", "build_context", "ask", "add_note", "add_source"}
 
@@ -84,7 +84,7 @@ async def test_build_context_fits_the_budget_counted_on_the_text_returned(
                 {"notebook": notebook["id"], "query": "why is my loaf dense?", "max_tokens": 60},
             )
         )
-        counter = get_token_counter(services.settings.tokenizer)
+        counter = BpeTokenCounter(services.settings.tokenizer)
         assert result["tokens"] == counter.count(result["rendered"]) <= 60
         assert "cold kitchen" in result["rendered"].lower()
         assert result["included"], result
@@ -341,6 +341,7 @@ async def test_ask_with_the_real_local_model(
         embedder=services.embedder,
         search=services.search,
         ingestor=services.ingestor,
+        counter=services.counter,
         llm=gemma,
     )
     async with Client(create_mcp_server(lambda: local, allow_paths=False)) as client:

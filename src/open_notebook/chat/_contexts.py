@@ -17,10 +17,10 @@ from open_notebook.embeddings import Embedder
 from open_notebook.graphs import ContextBuild, ContextFactory
 from open_notebook.search import SearchService
 from open_notebook.store import Store
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import TokenCounter
 
 
-def source_context_factory(store: Store, settings: Settings) -> ContextFactory:
+def source_context_factory(store: Store, counter: TokenCounter) -> ContextFactory:
     """Context of one source for a question: its passages and insights that match it.
 
     A turn has a question, so the build is a question's build restricted to the source: its
@@ -29,7 +29,6 @@ def source_context_factory(store: Store, settings: Settings) -> ContextFactory:
     question is about instead of its opening (a build without a question would keep its
     leading sentences and give no passages to cite).
     """
-    counter = get_token_counter(settings.tokenizer)
 
     def for_source(source_id: str, question: str) -> ContextBuild:
         insights: list[Candidate] | None = None
@@ -70,7 +69,12 @@ async def _insight_items(store: Store, source_id: str) -> list[Candidate]:
 
 
 def notebook_context_factory(
-    store: Store, embedder: Embedder, settings: Settings, searcher: SearchService | None = None
+    store: Store,
+    embedder: Embedder,
+    settings: Settings,
+    searcher: SearchService | None = None,
+    *,
+    counter: TokenCounter,
 ) -> ContextFactory:
     """Context of a notebook: hybrid search with the question, then a budgeted context.
 
@@ -87,7 +91,7 @@ def notebook_context_factory(
                 notebook_id=notebook_id,
                 query=question,
                 budget=budget,
-                counter=get_token_counter(settings.tokenizer),
+                counter=counter,
             )
             return await build_context(request, reader=store.context, searcher=found)
 

@@ -25,6 +25,7 @@ from open_notebook.graphs import (
 )
 from open_notebook.llm import Coverage, CoverageCheck, LanguageModel, SupportScorer, TokenPlan
 from open_notebook.store import Store
+from open_notebook.tokens import BpeTokenCounter
 
 
 async def ask_notebook(
@@ -43,9 +44,11 @@ async def ask_notebook(
     """Answer ``question`` from the notebook: a ``coverage`` event, ``token`` events, then one
     ``done`` event with the attributed sentences.
 
-    ``context`` replaces the default retrieval (hybrid search + budgeted context) when given;
-    ``graph`` is the compiled chat graph to run (:func:`open_notebook.graphs.build_chat_graph`;
-    it keeps no per-run state, so a caller may hold one), compiled for this call when omitted.
+    ``context`` replaces the default retrieval when given (the default: hybrid search and a
+    budgeted context, with a search service and a token counter this call loads; a long-lived
+    caller passes a factory over its own); ``graph`` is the compiled chat graph to run
+    (:func:`open_notebook.graphs.build_chat_graph`; it keeps no per-run state, so a caller may
+    hold one), compiled for this call when omitted.
 
     Raises:
         InvalidInputError: empty or too long question, bad ids, a window too small.
@@ -55,7 +58,9 @@ async def ask_notebook(
     """
     text = _question(question, settings)
     notebook = await store.notebooks.get(notebook_id)
-    factory = context or notebook_context_factory(store, embedder, settings)
+    factory = context or notebook_context_factory(
+        store, embedder, settings, counter=BpeTokenCounter(settings.tokenizer)
+    )
     state = ChatState(
         question=text,
         target=notebook.id,
@@ -89,7 +94,7 @@ async def chat_with_source(
     """
     text = _question(question, settings)
     source = await store.sources.get(source_id)
-    factory = context or source_context_factory(store, settings)
+    factory = context or source_context_factory(store, BpeTokenCounter(settings.tokenizer))
     state = ChatState(
         question=text,
         target=source.id,

@@ -75,10 +75,10 @@ def ask(
 async def answer(session: Session, options: AskOptions) -> DoneEvent:
     """Run the notebook ask graph; stream tokens to stdout unless the output is JSON."""
     # LangGraph loads only for the commands that chat.
-    from open_notebook.chat import ask_notebook
+    from open_notebook.chat import ask_notebook, notebook_context_factory
 
     notebook = await session.store.notebooks.resolve(options.notebook)
-    llm = create_language_model(session.settings)
+    llm = create_language_model(session.settings, counter=session.counter())
     stream_to = None if session.state.json_output else session.state.out
     if stream_to is not None:
         session.state.err.print(f"[dim]asking {llm.model_id} about {notebook.name}…[/]")
@@ -92,6 +92,9 @@ async def answer(session: Session, options: AskOptions) -> DoneEvent:
         question=options.question,
         session_id=options.session_id,
         max_context_tokens=options.max_context_tokens,
+        context=notebook_context_factory(
+            session.store, session.embedder(), session.settings, counter=session.counter()
+        ),
     ):
         if event.type == "coverage":
             if stream_to is not None and event.notice:

@@ -19,7 +19,7 @@ from open_notebook.embeddings import create_embedder
 from open_notebook.errors import OpenNotebookError
 from open_notebook.llm import create_language_model
 from open_notebook.store import open_store
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
 
 class Status(StrEnum):
@@ -51,7 +51,7 @@ async def check_embedder(settings: Settings) -> str:
 
 
 async def check_tokenizer(settings: Settings) -> str:
-    counter = get_token_counter(settings.tokenizer)
+    counter = BpeTokenCounter(settings.tokenizer)
     return f"{counter.name}: 'hello world' is {counter.count('hello world')} tokens"
 
 

@@ -32,6 +32,7 @@ from open_notebook.errors import (
     OpenNotebookError,
 )
 from open_notebook.store import Store, open_store
+from open_notebook.tokens import BpeTokenCounter, TokenCounter
 
 log = logging.getLogger("open_notebook.cli")
 T = TypeVar("T")
@@ -65,11 +66,13 @@ class CliState:
 
 @dataclass(slots=True)
 class Session:
-    """The resources of one command run: settings, the store, and a lazily loaded embedder."""
+    """The resources of one command run: settings, the store, and a lazily loaded embedder and
+    token counter."""
 
     state: CliState
     store: Store
     _embedder: Embedder | None = None
+    _counter: TokenCounter | None = None
 
     @property
     def settings(self) -> Settings:
@@ -80,6 +83,12 @@ class Session:
         if self._embedder is None:
             self._embedder = create_embedder(self.settings)
         return self._embedder
+
+    def counter(self) -> TokenCounter:
+        """The settings' token counter, loaded on first use and kept for the run."""
+        if self._counter is None:
+            self._counter = BpeTokenCounter(self.settings.tokenizer)
+        return self._counter
 
 
 def state_of(ctx: typer.Context) -> CliState:

@@ -8,12 +8,11 @@ from open_notebook.cli._runtime import Session
 from open_notebook.context import ContextRequest, RenderFormat, build_context
 from open_notebook.ingest import Ingestor
 from open_notebook.search import SearchService
-from open_notebook.tokens import get_token_counter
 
 
 def ingestor_for(session: Session) -> Ingestor:
     """An ingestor over the session's store and embedder."""
-    return Ingestor(session.store, session.embedder(), session.settings)
+    return Ingestor(session.store, session.embedder(), session.settings, counter=session.counter())
 
 
 def search_service_for(session: Session) -> SearchService:
@@ -35,7 +34,7 @@ async def notebook_context(
         query=query,
         budget=max_tokens,
         fmt=RenderFormat(render_format),
-        counter=get_token_counter(session.settings.tokenizer),
+        counter=session.counter(),
     )
     searcher = search_service_for(session) if query is not None else None
     payload = await build_context(request, reader=session.store.context, searcher=searcher)

@@ -1,6 +1,9 @@
 """The context builder: the best context that fits a token budget, with a manifest of why.
 
-    request = ContextRequest(notebook_id="notebook:abc", query="why is my loaf dense", budget=800)
+    counter = BpeTokenCounter(settings.tokenizer)  # loaded once by whoever owns the services
+    request = ContextRequest(
+        notebook_id="notebook:abc", query="why is my loaf dense", budget=800, counter=counter
+    )
     payload = await build_context(request, reader=store.context, searcher=search_service)
     payload.rendered, payload.total_tokens, payload.passages, payload.to_dict()
 
@@ -31,7 +34,6 @@ from open_notebook.context._config import (
 )
 from open_notebook.context._dedup import DEFAULT_NEAR_THRESHOLD, Deduper, deduplicate
 from open_notebook.context._fit import FitParams, place_whole, shrink, stub_tokens
-from open_notebook.context._items import ContextItem
 from open_notebook.context._manifest import build_manifest, canonical_json, content_hash
 from open_notebook.context._memo import ContextMemo
 from open_notebook.context._model import (
@@ -59,7 +61,6 @@ __all__ = [
     "Candidate",
     "ChunkPacking",
     "ContextConfig",
-    "ContextItem",
     "ContextMemo",
     "ContextPayload",
     "ContextReader",

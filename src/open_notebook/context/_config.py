@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
@@ -12,7 +12,7 @@ from typing import Any, Final
 from open_notebook.context._model import RenderFormat
 from open_notebook.errors import InvalidInputError
 from open_notebook.ids import normalize_id
-from open_notebook.tokens import TokenCounter, get_token_counter
+from open_notebook.tokens import TokenCounter
 
 
 class InclusionLevel(StrEnum):
@@ -180,12 +180,14 @@ def parse_query(value: object) -> str | None:
     return value.strip()
 
 
-def parse_counter(counter: object, encoding: object) -> TokenCounter:
-    """The given counter, or the shared one of ``encoding`` (o200k by default)."""
+def parse_counter(
+    counter: object, encoding: object, load: Callable[[str], TokenCounter]
+) -> TokenCounter:
+    """The given counter, or the caller's ``load`` of ``encoding`` (o200k by default)."""
     if counter is not None:
         if not isinstance(counter, TokenCounter):
             raise InvalidInputError("token_counter must be a TokenCounter", field="token_counter")
         return counter
     if encoding is not None and not isinstance(encoding, str):
         raise InvalidInputError("encoding must be a string", field="encoding")
-    return get_token_counter(encoding or "o200k_base")
+    return load(encoding or "o200k_base")

@@ -16,7 +16,7 @@ from open_notebook.context._model import Candidate, RenderFormat
 from open_notebook.errors import InvalidInputError
 from open_notebook.ids import normalize_id
 from open_notebook.search import SearchMode
-from open_notebook.tokens import TokenCounter, get_token_counter
+from open_notebook.tokens import TokenCounter
 
 # Chunks a question's build asks search for when the caller does not say.
 DEFAULT_HIT_LIMIT: Final = 50
@@ -48,7 +48,8 @@ class ContextRequest:
     include_insights: bool | None = None
     include_notes: bool | None = None
     fmt: RenderFormat = RenderFormat.MARKDOWN
-    counter: TokenCounter = field(default_factory=get_token_counter)
+    # The caller's counter (its owner loaded the encoding once); keyword-only, and required.
+    counter: TokenCounter = field(kw_only=True)
     per_source_cap: int | None = None
     min_score: float | None = None
     near_threshold: float | None = DEFAULT_NEAR_THRESHOLD

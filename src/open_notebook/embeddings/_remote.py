@@ -15,7 +15,7 @@ from open_notebook.embeddings._protocol import (
     reject_single_string,
 )
 from open_notebook.errors import ConfigurationError, ModelError
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter
 
 _BATCH: Final = 64
 # OpenAI's embedding models read 8191 tokens; chunks are far shorter (settings.chunk_tokens).
@@ -30,7 +30,7 @@ class _Remote:
     def __init__(self, model_id: str, dim: int | None) -> None:
         self.model_id = model_id
         self._dim = dim
-        self._counter = get_token_counter("cl100k_base")
+        self._counter = BpeTokenCounter("cl100k_base")
 
     @property
     def dim(self) -> int:

@@ -34,7 +34,7 @@ from open_notebook.eval._beir import Dataset, Document, load_corpus, load_datase
 from open_notebook.ingest import Extracted, Ingestor, SourceFormat
 from open_notebook.search import SearchHit, SearchMode, SearchService
 from open_notebook.store import Store, open_store
-from open_notebook.tokens import TokenCounter, get_token_counter
+from open_notebook.tokens import BpeTokenCounter, TokenCounter
 
 Progress = Callable[[str, int, int], None]
 DEFAULT_BUDGETS: Final = (200, 400, 800, 1600)
@@ -118,17 +118,17 @@ async def evaluate_context(
     extra = [doc for directory in distractors for doc in load_corpus(Path(directory))]
     temporary = settings.model_copy(update={"database_url": "mem://"})
     store = await open_store(temporary)
+    counter = BpeTokenCounter(temporary.tokenizer)
     try:
         started = time.perf_counter()
         notebook_id = (await store.notebooks.create("context evaluation")).id
         documents_of = await _ingest(
-            Ingestor(store, embedder, temporary),
+            Ingestor(store, embedder, temporary, counter=counter),
             notebook_id,
             [*dataset.documents, *extra],
             progress,
         )
         ingest_s = time.perf_counter() - started
-        counter = get_token_counter(temporary.tokenizer)
         methods = _methods(store, notebook_id, counter)
         service = SearchService(store, embedder, temporary)
         queries = list(dataset.queries.items())[:max_queries]

@@ -6,7 +6,7 @@ from typing import Final, Protocol, runtime_checkable
 
 from open_notebook.domain import Source
 from open_notebook.errors import InvalidInputError, ModelError
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import TokenCounter
 
 _DEFAULT_CONTEXT_WINDOW: Final = 4096
 _PROMPT_RESERVE: Final = 128  # instructions and title around the source text
@@ -30,7 +30,7 @@ def insight_prompt(
     *,
     context_window: int | None,
     answer_tokens: int,
-    tokenizer: str,
+    counter: TokenCounter,
 ) -> str:
     """A prompt that fits the window: the source text is cut (never the instructions)."""
     kind = insight_type.strip()
@@ -47,7 +47,7 @@ def insight_prompt(
             f"{answer_tokens} answer tokens",
             field="llm_context_window",
         )
-    text = get_token_counter(tokenizer).truncate(source.full_text.strip(), room)
+    text = counter.truncate(source.full_text.strip(), room)
     return f"{instruction}\n\nTitle: {source.title}\n\nSource:\n{text}\n\n{kind.capitalize()}:\n"
 
 

@@ -20,7 +20,7 @@ from open_notebook.ingest._insights import CompletionModel, clean_completion, in
 from open_notebook.ingest._rebuild import rebuild_embeddings
 from open_notebook.ingest._types import Extracted, IngestResult, Prepared, SourceFormat
 from open_notebook.store import ChunkRow, NewSource, Store, content_hash
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter, TokenCounter
 
 
 class Ingestor:
@@ -31,10 +31,19 @@ class Ingestor:
     per transaction; each source is still all or nothing.
     """
 
-    def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        settings: Settings,
+        *,
+        counter: TokenCounter | None = None,
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        # Counts sources and cuts insight prompts: the owner's counter, or one loaded here.
+        self.counter = counter if counter is not None else BpeTokenCounter(settings.tokenizer)
         self._chunks = ChunkEmbedder(embedder, settings)
 
     async def add_text(
@@ -63,7 +72,7 @@ class Ingestor:
         digests = [content_hash(one.text) for one in texts]
         found = await self.store.sources.find_by_hash(list(dict.fromkeys(digests)))
         new = [one for one, digest in zip(texts, digests, strict=True) if digest not in found]
-        counter = get_token_counter(self.settings.tokenizer)
+        counter = self.counter
 
         def work() -> tuple[list[list[ChunkRow]], list[int]]:
             rows = self._chunks.rows_many([(one.text, one.chunk_format) for one in new])
@@ -200,7 +209,7 @@ class Ingestor:
             insight_type,
             context_window=self.settings.llm_context_window,
             answer_tokens=self.settings.llm_answer_tokens,
-            tokenizer=self.settings.tokenizer,
+            counter=self.counter,
         )
         answer = await llm.complete(prompt, max_tokens=self.settings.llm_answer_tokens)
         return await self.add_insight(

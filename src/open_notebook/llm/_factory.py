@@ -10,7 +10,7 @@ from open_notebook.llm._esperanto import EsperantoModel, load_esperanto
 from open_notebook.llm._local import DEFAULT_LOCAL_WINDOW, LOCAL_MODEL_ID, LocalGemmaModel
 from open_notebook.llm._openai import OpenAICompatibleModel
 from open_notebook.llm._types import LanguageModel
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import BpeTokenCounter, TokenCounter
 
 # Published context windows; anything else needs OPEN_NOTEBOOK_LLM_CONTEXT_WINDOW.
 KNOWN_WINDOWS: Final = {
@@ -25,8 +25,13 @@ KNOWN_WINDOWS: Final = {
 }
 
 
-def create_language_model(settings: Settings, model: str | None = None) -> LanguageModel:
+def create_language_model(
+    settings: Settings, model: str | None = None, *, counter: TokenCounter | None = None
+) -> LanguageModel:
     """The language model the settings describe; ``model`` overrides the configured name.
+
+    A remote model counts with ``counter`` (the owner's, of ``settings.tokenizer``), or with one
+    it loads for itself.
 
     Raises:
         ConfigurationError: the provider is ``none`` or lacks a required setting.
@@ -53,12 +58,16 @@ def create_language_model(settings: Settings, model: str | None = None) -> Langu
         )
     window = _window(settings, name)
     api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+    if counter is None:
+        counter = BpeTokenCounter(settings.tokenizer)
     if provider is LlmProvider.OPENAI:
-        return _openai(settings, name, window, api_key)
-    return _esperanto(settings, name, window, api_key)
+        return _openai(settings, name, window, api_key, counter)
+    return _esperanto(settings, name, window, api_key, counter)
 
 
-def _openai(settings: Settings, name: str, window: int, api_key: str | None) -> LanguageModel:
+def _openai(
+    settings: Settings, name: str, window: int, api_key: str | None, counter: TokenCounter
+) -> LanguageModel:
     if not settings.llm_base_url:
         raise ConfigurationError(
             "OPEN_NOTEBOOK_LLM_PROVIDER=openai needs the endpoint: set "
@@ -69,13 +78,15 @@ def _openai(settings: Settings, name: str, window: int, api_key: str | None) -> 
         base_url=settings.llm_base_url,
         model=name,
         context_window=window,
-        counter=get_token_counter(settings.tokenizer),
+        counter=counter,
         api_key=api_key,
         timeout_s=settings.llm_timeout_s,
     )
 
 
-def _esperanto(settings: Settings, name: str, window: int, api_key: str | None) -> LanguageModel:
+def _esperanto(
+    settings: Settings, name: str, window: int, api_key: str | None, counter: TokenCounter
+) -> LanguageModel:
     vendor, sep, model_name = name.partition(":")
     if not sep or not vendor or not model_name:
         raise ConfigurationError(
@@ -93,7 +104,7 @@ def _esperanto(settings: Settings, name: str, window: int, api_key: str | None) 
         delegate,
         model_id=name,
         context_window=window,
-        counter=get_token_counter(settings.tokenizer),
+        counter=counter,
     )
 
 

@@ -26,7 +26,6 @@ from open_notebook.mcp._results import (
 )
 from open_notebook.mcp._services import NotebookServices
 from open_notebook.mcp._uris import record_uri
-from open_notebook.tokens import get_token_counter
 
 _REASON = re.compile(r"[a-z_]+")
 
@@ -40,13 +39,12 @@ async def build_context(
     render_format: str,
 ) -> ContextResult:
     """The question-driven context of a notebook, with a short manifest."""
-    counter = get_token_counter(services.settings.tokenizer)
     request = ContextRequest(
         notebook_id=notebook.id,
         query=query,
         budget=max_tokens,
         fmt=RenderFormat(render_format),
-        counter=counter,
+        counter=services.counter,
     )
     built = await build_payload(request, reader=services.store.context, searcher=services.search)
     manifest: Mapping[str, Any] = built.manifest
@@ -69,7 +67,7 @@ async def build_context(
         rendered=built.rendered,
         tokens=built.total_tokens,
         max_tokens=max_tokens,
-        tokenizer=counter.name,
+        tokenizer=services.counter.name,
         included=included,
         dropped=len(manifest["dropped"]),
         dropped_reasons=dict(Counter(_reason(entry) for entry in manifest["dropped"])),
@@ -103,7 +101,11 @@ async def answer(
         session_id=session_id,
         max_context_tokens=max_context_tokens,
         context=notebook_context_factory(
-            services.store, services.embedder, services.settings, services.search
+            services.store,
+            services.embedder,
+            services.settings,
+            services.search,
+            counter=services.counter,
         ),
         graph=services.chat_graph,
     )

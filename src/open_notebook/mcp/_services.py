@@ -17,6 +17,7 @@ from open_notebook.ingest import Ingestor
 from open_notebook.llm import LanguageModel
 from open_notebook.search import SearchService
 from open_notebook.store import Store
+from open_notebook.tokens import TokenCounter
 
 
 class NotebookServices(Protocol):
@@ -25,6 +26,7 @@ class NotebookServices(Protocol):
     embedder: Embedder
     search: SearchService
     ingestor: Ingestor
+    counter: TokenCounter
     chat_graph: CompiledGraph
 
     def language_model(self) -> LanguageModel: ...

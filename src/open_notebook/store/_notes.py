@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from open_notebook.db import record
+from open_notebook.db import Database, record
 from open_notebook.domain import Note, Notebook, NoteType
 from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import new_id
@@ -12,6 +12,7 @@ from open_notebook.store._base import MAX_NAME_CHARS, Repository, require_text
 from open_notebook.store._chunks import chunk_documents
 from open_notebook.store._rows import ChunkRow
 from open_notebook.store._text_stats import text_stats
+from open_notebook.tokens import TokenCounter
 
 
 def parse_note_type(value: object) -> NoteType:
@@ -27,6 +28,10 @@ def parse_note_type(value: object) -> NoteType:
 
 class NoteRepository(Repository):
     table = "note"
+
+    def __init__(self, db: Database, stats: TokenCounter) -> None:
+        super().__init__(db)
+        self._stats = stats  # counts the stored text_tokens
 
     async def get(self, note_id: str) -> Note:
         return await self._get(Note, note_id)
@@ -67,7 +72,7 @@ class NoteRepository(Repository):
                 "title": title.strip(),
                 "content": text,
                 "kind": kind.value,
-                "stats": text_stats(text),
+                "stats": text_stats(text, self._stats),
                 "chunks": documents,
             },
         )
@@ -94,7 +99,7 @@ class NoteRepository(Repository):
         changes: dict[str, str | int] = {}
         if content is not None:
             text = require_text(content, "content")
-            changes.update(content=text, **text_stats(text))
+            changes.update(content=text, **text_stats(text, self._stats))
         if title is not None:
             if not isinstance(title, str):
                 raise InvalidInputError("title must be a string", field="title")

@@ -14,6 +14,7 @@ from open_notebook.store._base import MAX_NAME_CHARS, Repository, require_text, 
 from open_notebook.store._chunks import STAGE_ABOVE_CHUNKS, ChunkRepository, chunk_documents
 from open_notebook.store._rows import ChunkRow, NewSource
 from open_notebook.store._text_stats import text_stats
+from open_notebook.tokens import TokenCounter
 
 MAX_TOPICS = 100
 
@@ -52,7 +53,7 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()
 
 
-def _source_fields(new: NewSource) -> dict[str, Any]:
+def _source_fields(new: NewSource, stats: TokenCounter) -> dict[str, Any]:
     """The stored fields of a new source, validated."""
     title = require_text(new.title, "title", max_chars=MAX_NAME_CHARS)
     text = require_text(new.full_text, "full_text")
@@ -65,7 +66,7 @@ def _source_fields(new: NewSource) -> dict[str, Any]:
         "topics": topics,
         "content_hash": content_hash(text),
         "token_count": new.token_count,
-        **text_stats(new.full_text),
+        **text_stats(new.full_text, stats),
     }
     if new.asset is not None:
         fields["asset"] = new.asset.model_dump(exclude_none=True)
@@ -75,9 +76,10 @@ def _source_fields(new: NewSource) -> dict[str, Any]:
 class SourceRepository(Repository):
     table = "source"
 
-    def __init__(self, db: Database, chunks: ChunkRepository) -> None:
+    def __init__(self, db: Database, chunks: ChunkRepository, stats: TokenCounter) -> None:
         super().__init__(db)
         self._chunks = chunks  # stages the chunks of a large write
+        self._stats = stats  # counts the stored text_tokens
 
     async def get(self, source_id: str) -> Source:
         return await self._get(Source, source_id)
@@ -135,7 +137,7 @@ class SourceRepository(Repository):
                 f"expected chunks for each of {len(news)} sources, got {len(chunks)}",
                 field="chunks",
             )
-        fields = [_source_fields(one) for one in news]
+        fields = [_source_fields(one, self._stats) for one in news]
         notebooks = unique_ids(notebook_ids, "notebook")
         if notebooks:
             existing = await self._get_many(Notebook, notebooks, "notebook")
@@ -228,7 +230,7 @@ class SourceRepository(Repository):
                 "s": record(source.id),
                 "kind": kind,
                 "content": text,
-                "stats": text_stats(text),
+                "stats": text_stats(text, self._stats),
                 "chunks": documents,
             },
         )

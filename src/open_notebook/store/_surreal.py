@@ -11,6 +11,8 @@ from open_notebook.store._notes import NoteRepository
 from open_notebook.store._scopes import ScopeRepository
 from open_notebook.store._sessions import SessionRepository
 from open_notebook.store._sources import SourceRepository
+from open_notebook.store._text_stats import STATS_ENCODING
+from open_notebook.tokens import BpeTokenCounter
 
 
 class SurrealStore:
@@ -18,10 +20,11 @@ class SurrealStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        stats = BpeTokenCounter(STATS_ENCODING)  # the stored token counts, loaded once per store
         self._chunks = ChunkRepository(db)
         self._notebooks = NotebookRepository(db)
-        self._sources = SourceRepository(db, self._chunks)
-        self._notes = NoteRepository(db)
+        self._sources = SourceRepository(db, self._chunks, stats)
+        self._notes = NoteRepository(db, stats)
         self._scopes = ScopeRepository(db)
         # What context builds read, with the notebook catalogs it remembers for this database.
         self._context = ContextReads(db)

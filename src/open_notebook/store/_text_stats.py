@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Final
 
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import TokenCounter
 
 # The stored counts are of this encoding; a build with another tokenizer counts texts itself.
 STATS_ENCODING: Final = "o200k_base"
 
 
-def text_stats(text: str) -> dict[str, int]:
-    """``text_tokens`` and ``text_chars`` of a text as it is stored (see migration 0005)."""
-    return {"text_tokens": get_token_counter(STATS_ENCODING).count(text), "text_chars": len(text)}
+def text_stats(text: str, counter: TokenCounter) -> dict[str, int]:
+    """``text_tokens`` (by ``counter``, of :data:`STATS_ENCODING`) and ``text_chars`` of a text as
+    it is stored (see migration 0005)."""
+    return {"text_tokens": counter.count(text), "text_chars": len(text)}

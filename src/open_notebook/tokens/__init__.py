@@ -4,11 +4,6 @@ The BPE files ship inside the ``bpe-openai`` wheel (byte-identical to tiktoken's
 downloaded; there is no silent word-count fallback.
 """
 
-from open_notebook.tokens._counter import (
-    BpeTokenCounter,
-    TokenCounter,
-    get_token_counter,
-    token_count,
-)
+from open_notebook.tokens._counter import BpeTokenCounter, TokenCounter
 
-__all__ = ["BpeTokenCounter", "TokenCounter", "get_token_counter", "token_count"]
+__all__ = ["BpeTokenCounter", "TokenCounter"]

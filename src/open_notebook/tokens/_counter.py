@@ -1,8 +1,12 @@
-"""Token counters behind one protocol; encodings are loaded lazily and cached."""
+"""Token counters behind one protocol.
+
+A :class:`BpeTokenCounter` loads its encoding when built (tens of milliseconds), so whoever owns
+the services (the app, a CLI run, the seed's runtime) builds one from the settings and passes it
+down.
+"""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Final, Protocol, runtime_checkable
 
 import bpe_openai
@@ -85,14 +89,3 @@ def _pieces(text: str) -> list[str]:
         pieces.append(text[start:end])
         start = end
     return pieces
-
-
-@lru_cache(maxsize=4)
-def get_token_counter(name: str = "o200k_base") -> TokenCounter:
-    """The shared counter of an encoding, loaded on first use."""
-    return BpeTokenCounter(name)
-
-
-def token_count(text: str, encoding_name: str = "o200k_base") -> int:
-    """Count tokens of ``text`` (the seed's ``token_utils.token_count``)."""
-    return get_token_counter(encoding_name).count(text)

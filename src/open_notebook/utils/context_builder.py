@@ -11,17 +11,19 @@ lives in :mod:`open_notebook.context`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from open_notebook.context import (
     Assembly,
+    Candidate,
     ContextConfig,
-    ContextItem,
     ContextMemo,
     ContextPayload,
     ContextRequest,
     InclusionLevel,
+    ItemType,
+    Piece,
     Searcher,
     assemble,
     build_context,
@@ -38,9 +40,10 @@ from open_notebook.context import (
 )
 from open_notebook.errors import InvalidInputError
 from open_notebook.ids import normalize_id
-from open_notebook.runtime import get_context_memo, get_store
+from open_notebook.runtime import get_context_memo, get_store, get_token_counter
 from open_notebook.search import SearchMode
 from open_notebook.store import Store
+from open_notebook.utils.token_utils import token_count
 
 __all__ = [
     "ContextBuilder",
@@ -53,6 +56,59 @@ __all__ = [
     "build_query_context",
     "build_source_context",
 ]
+
+_ITEM_TYPES: dict[str, ItemType] = {one.value: one for one in ItemType}
+
+
+@dataclass
+class ContextItem:
+    """One piece of context of the caller's own (``ContextBuilder.add_item``): ``priority`` is its
+    weight, which a question's ``relevance`` multiplies; ``token_count`` is counted by
+    :func:`~open_notebook.utils.token_utils.token_count` (o200k_base) unless given."""
+
+    id: str
+    type: str
+    content: str
+    priority: float = 1.0
+    token_count: int = -1
+    title: str = ""
+    parent_id: str | None = None
+    relevance: float | None = None
+    pinned: bool = False
+    order: int = 0
+    pieces: tuple[Piece, ...] = ()
+    duplicates: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if self.type not in _ITEM_TYPES:
+            raise InvalidInputError(
+                f"item type must be source, insight or note, got {self.type!r}", field="type"
+            )
+        if not isinstance(self.content, str):
+            raise InvalidInputError("item content must be a string", field="content")
+        self.type = _ITEM_TYPES[self.type].value
+        if self.token_count < 0:
+            self.token_count = token_count(self.content)
+
+    def sort_key(self) -> tuple[bool, float, int, str]:
+        """The order of :func:`open_notebook.context.sort_key` of its candidate."""
+        relevance = 1.0 if self.relevance is None else self.relevance
+        return (not self.pinned, -(self.priority * relevance), self.order, self.id)
+
+    def to_candidate(self) -> Candidate:
+        return Candidate(
+            id=self.id,
+            type=_ITEM_TYPES[self.type],
+            title=self.title,
+            content=self.content,
+            parent_id=self.parent_id,
+            relevance=self.relevance,
+            type_weight=self.priority,
+            pinned=self.pinned,
+            order=self.order,
+            pieces=self.pieces,
+            duplicates=self.duplicates,
+        )
 
 
 class ContextBuilder:
@@ -89,7 +145,9 @@ class ContextBuilder:
         )
         self.format = parse_format(kwargs.get("format", "markdown"))
         self.query = parse_query(kwargs.get("query"))
-        self.counter = parse_counter(kwargs.get("token_counter"), kwargs.get("encoding"))
+        self.counter = parse_counter(
+            kwargs.get("token_counter"), kwargs.get("encoding"), get_token_counter
+        )
         self.mode = _mode(kwargs.get("mode", SearchMode.HYBRID))
         self.limit = _limit(kwargs.get("limit", 50))
         self.items: list[ContextItem] = []

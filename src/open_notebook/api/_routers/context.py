@@ -24,7 +24,7 @@ from open_notebook.errors import InvalidInputError
 from open_notebook.ids import normalize_id
 from open_notebook.search import SearchService
 from open_notebook.store import Store
-from open_notebook.tokens import get_token_counter
+from open_notebook.tokens import TokenCounter
 
 router = APIRouter(prefix="/api", tags=["context"])
 
@@ -44,7 +44,7 @@ async def build_context(
 ) -> ContextPublic:
     """Build a context from a notebook, chosen sources and notes, and/or a question."""
     async with state.retrieval_slots:
-        return await _build(body, store, search, settings, state.context_memo)
+        return await _build(body, store, search, settings, state.context_memo, state.counter)
 
 
 @router.post("/notebooks/{notebook_id}/context", responses=_RESPONSES)
@@ -63,7 +63,7 @@ async def build_notebook_context(
         max_tokens=body.max_tokens,
     )
     async with state.retrieval_slots:
-        return await _build(request, store, search, settings, state.context_memo)
+        return await _build(request, store, search, settings, state.context_memo, state.counter)
 
 
 async def _build(
@@ -72,6 +72,7 @@ async def _build(
     search: SearchService,
     settings: Settings,
     memo: context.ContextMemo,
+    counter: TokenCounter,
 ) -> ContextPublic:
     if body.query is not None and len(body.query) > settings.max_query_chars:
         raise InvalidInputError(
@@ -98,7 +99,7 @@ async def _build(
         ),
         include_insights=body.include_insights,
         fmt=body.format,
-        counter=get_token_counter(settings.tokenizer),
+        counter=counter,
         mode=body.mode,
         limit=body.limit,
     )
