@@ -10,6 +10,7 @@ from open_notebook.search import HitType, rrf_fuse
 from open_notebook.search._highlight import snippets, term_pattern
 from open_notebook.search._matrix import Matrix
 from open_notebook.search._query import MAX_TEXT_TERMS, bm25_terms, prepare_query
+from open_notebook.search._rows import TEXT_BLOCK, TextColumn
 from open_notebook.search._vectors import VectorSnapshot, _coarse_index
 
 
@@ -100,3 +101,16 @@ def test_snapshot_kind_filter() -> None:
     found = snapshot.search(matrix[0], 10, frozenset({HitType.NOTE}))
 
     assert [chunk for chunk, _ in found] == ["chunk:1", "chunk:3"]
+
+
+def test_the_text_column_gives_back_every_text_across_compressed_blocks() -> None:
+    texts = [f"{index} naïve 東京は日本の首都 🍞 " + "x" * (index % 7) for index in range(50)]
+    texts[3] = ""
+    column = TextColumn()
+    column.extend(texts[:5])
+    column.extend(texts[5:])
+
+    assert len(column) == 50 > 3 * TEXT_BLOCK  # three compressed blocks and a tail
+    assert [column[row] for row in range(50)] == texts
+    rows = [49, 0, 17, 17, 3, 33]
+    assert column.many(rows) == [texts[row] for row in rows]

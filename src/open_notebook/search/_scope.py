@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
+from typing import Final
 
 import numpy as np
 
@@ -19,6 +20,9 @@ from open_notebook.search._catalog import Catalog, titles_of
 from open_notebook.search._rows import ChunkColumns, Grow
 from open_notebook.search._vectors import VectorIndex, VectorSnapshot
 from open_notebook.store import ScopeChunks, ScopeMembers
+
+# The BM25 index of a loaded scope is built from this many texts at a time.
+_INDEX_BATCH: Final = 8_192
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +78,7 @@ class Scope:
             self._alive.view()[leaving] = False
             self._vectors.remove(leaving)
             if self._text is not None:
-                self._text.remove(leaving, [self.columns.texts[row] for row in leaving])
+                self._text.remove(leaving, self.columns.texts.many(leaving))
             self.dead += len(leaving)
         rows = self.columns.extend(chunks)
         self._alive.extend(np.ones(len(rows), dtype=bool))
@@ -132,7 +136,10 @@ def index_text(snapshot: VectorSnapshot) -> TextIndex:
     live = np.flatnonzero(snapshot.alive).tolist()
     index = TextIndex()
     if columns is not None:
-        index.add(live, [columns.texts[row] for row in live], snapshot.alive)
+        # A batch of texts at a time: the texts are held compressed (``TextColumn``).
+        for start in range(0, len(live), _INDEX_BATCH):
+            rows = live[start : start + _INDEX_BATCH]
+            index.add(rows, columns.texts.many(rows), snapshot.alive)
     return index
 
 

@@ -121,7 +121,7 @@ class VectorSnapshot:
         if len(live) > count:
             picked = np.argpartition(keys, count - 1)[:count]
             live, keys = live[picked], keys[picked]
-        return [columns.texts[row] for row in live[np.argsort(keys, kind="stable")].tolist()]
+        return columns.texts.many(live[np.argsort(keys, kind="stable")].tolist())
 
     def _candidates(self, query: Vectors, k: int, live: int) -> npt.NDArray[np.int64]:
         coarse: Any = self.coarse
