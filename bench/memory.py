@@ -157,13 +157,14 @@ async def run(args: argparse.Namespace) -> int:
         nb = await notebook_of(workdir, url, args)
         with ServerProcess(env, cli=True, start_timeout=600) as server:
             steps = await measure(server.base_url, server.pid, nb)
+        print(f"  {'serve on an empty database':<30} RSS {empty['VmRSS']:7.0f} MB")
+        for name, found, seconds in steps:
+            print(
+                f"  {name:<30} RSS {found['VmRSS']:7.0f} MB (peak {found['VmHWM']:7.0f} MB)"
+                + (f", took {seconds:.1f} s" if seconds else ""),
+                flush=True,
+            )
         snapshot_mb = await snapshot_size(url, nb)
-    print(f"  {'serve on an empty database':<30} RSS {empty['VmRSS']:7.0f} MB")
-    for name, found, seconds in steps:
-        print(
-            f"  {name:<30} RSS {found['VmRSS']:7.0f} MB (peak {found['VmHWM']:7.0f} MB)"
-            + (f", took {seconds:.1f} s" if seconds else "")
-        )
     print(f"  the snapshot itself (this process, tracemalloc + faiss codes): {snapshot_mb:.0f} MB")
     resident = max(found["VmRSS"] for _, found, _ in steps)
     peak = max(found["VmHWM"] for _, found, _ in steps)

@@ -8,7 +8,7 @@ import pytest
 from open_notebook.errors import InvalidInputError
 from open_notebook.search import HitType, rrf_fuse
 from open_notebook.search._highlight import snippets, term_pattern
-from open_notebook.search._matrix import Matrix
+from open_notebook.search._matrix import BLOCK_ROWS, Matrix, SpilledBlock
 from open_notebook.search._query import MAX_TEXT_TERMS, bm25_terms, prepare_query
 from open_notebook.search._rows import TEXT_BLOCK, TextColumn
 from open_notebook.search._vectors import VectorSnapshot, _coarse_index
@@ -114,3 +114,19 @@ def test_the_text_column_gives_back_every_text_across_compressed_blocks() -> Non
     assert [column[row] for row in range(50)] == texts
     rows = [49, 0, 17, 17, 3, 33]
     assert column.many(rows) == [texts[row] for row in rows]
+
+
+def test_full_blocks_move_to_the_scratch_file_and_read_back_the_same_bits() -> None:
+    rng = np.random.default_rng(3)
+    rows = rng.standard_normal((2 * BLOCK_ROWS + 100, 8)).astype(np.float32)
+    matrix = Matrix.of(rows)
+    query = rng.standard_normal(8).astype(np.float32)
+    picked = np.array([5, 2 * BLOCK_ROWS + 99, BLOCK_ROWS, 5, BLOCK_ROWS - 1], dtype=np.int64)
+
+    assert [type(block) for block in matrix.blocks] == [SpilledBlock, SpilledBlock, np.ndarray]
+    assert np.array_equal(np.concatenate(list(matrix.parts())), rows)
+    assert np.array_equal(matrix.take(picked), rows[picked])
+    assert np.array_equal(matrix.dot(query), np.einsum("ij,j->i", rows, query))
+    mask = np.ones(len(rows), dtype=bool)
+    assert np.array_equal(matrix.extremes(mask).min(), rows.min())
+    assert np.array_equal(matrix.extremes(mask).max(), rows.max())

@@ -4,13 +4,23 @@ A scope's vectors grow write by write. One contiguous array would have to be cop
 one as it grows (at 200k x 384 rows, 300 MB copied, and old and new held at once); blocks of
 16,384 rows (24 MB at 384-d) are allocated as needed and shared by every snapshot: a snapshot sees
 its first ``count`` rows, and rows appended later land behind them.
+
+A full block moves to a scratch file (an unnamed temporary file, gone with the process, even
+after kill -9): above the exact-search limit a query reads only the few hundred rows it re-ranks
+(the quantized index in memory picks them), so the vectors of a large notebook need not stay in
+the process (200k x 384: 300 MB). Rows are read back with ``pread`` into fresh arrays, so they
+cost the page cache, which the system reclaims, not the process's resident memory; the values are
+the same float32 bits, so scores are exactly those computed in memory. The last, partial block
+stays in memory, so a scope smaller than a block never touches the file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import IO, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -19,12 +29,59 @@ Vectors = npt.NDArray[np.float32]
 BLOCK_ROWS: Final = 16_384
 
 
+class _Scratch:
+    """The scratch file of one :class:`Blocks`: full blocks, one after the other."""
+
+    def __init__(self) -> None:
+        # Open as long as the scope or a snapshot holds it; closed (and gone) when collected.
+        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="open-notebook-vectors-")  # noqa: SIM115
+        self._end = 0
+
+    def write(self, block: Vectors) -> SpilledBlock:
+        data = np.ascontiguousarray(block, dtype=np.float32).tobytes()
+        done = 0
+        while done < len(data):
+            done += os.pwrite(self._file.fileno(), data[done:], self._end + done)
+        spilled = SpilledBlock(self, self._end, block.shape[0], block.shape[1])
+        self._end += len(data)
+        return spilled
+
+    def read(self, size: int, offset: int) -> bytes:
+        data = os.pread(self._file.fileno(), size, offset)
+        if len(data) != size:
+            raise OSError(f"short read from the vector scratch file at {offset}")
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class SpilledBlock:
+    """A full block in the scratch file (the file stays open while a snapshot holds this)."""
+
+    scratch: _Scratch
+    offset: int
+    rows: int
+    dim: int
+
+    def array(self) -> Vectors:
+        data = self.scratch.read(self.rows * self.dim * 4, self.offset)
+        return np.frombuffer(data, dtype=np.float32).reshape(self.rows, self.dim)
+
+    def take(self, rows: npt.NDArray[np.int64]) -> Vectors:
+        size = self.dim * 4
+        data = b"".join(self.scratch.read(size, self.offset + row * size) for row in rows.tolist())
+        return np.frombuffer(data, dtype=np.float32).reshape(len(rows), self.dim)
+
+
+Block = Vectors | SpilledBlock
+
+
 class Blocks:
     """The growing rows of one scope."""
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
-        self._blocks: list[Vectors] = []
+        self._blocks: list[Block] = []
+        self._scratch: _Scratch | None = None
         self.size = 0
 
     def extend(self, rows: Vectors) -> None:
@@ -35,9 +92,16 @@ class Blocks:
                 # np.zeros: pages are only backed by memory once written.
                 self._blocks.append(np.zeros((BLOCK_ROWS, self.dim), dtype=np.float32))
             take = min(BLOCK_ROWS - at, len(rows) - done)
-            self._blocks[-1][at : at + take] = rows[done : done + take]
+            last = self._blocks[-1]
+            assert isinstance(last, np.ndarray)  # only full blocks are spilled
+            last[at : at + take] = rows[done : done + take]
             done += take
             self.size += take
+            if at + take == BLOCK_ROWS:
+                if self._scratch is None:
+                    self._scratch = _Scratch()
+                # A snapshot taken before keeps the array it holds; later ones read the file.
+                self._blocks[-1] = self._scratch.write(last)
 
     def view(self, count: int) -> Matrix:
         """The first ``count`` rows (appending more later does not change them)."""
@@ -49,7 +113,7 @@ class Blocks:
 class Matrix:
     """Rows ``0..count-1`` of a :class:`Blocks`."""
 
-    blocks: tuple[Vectors, ...]
+    blocks: tuple[Block, ...]
     count: int
     dim: int
 
@@ -59,12 +123,11 @@ class Matrix:
         blocks.extend(np.ascontiguousarray(rows, dtype=np.float32))
         return blocks.view(len(rows))
 
-    def parts(self) -> list[Vectors]:
-        """The used rows of each block, in order."""
-        return [
-            block[: min(BLOCK_ROWS, self.count - index * BLOCK_ROWS)]
-            for index, block in enumerate(self.blocks)
-        ]
+    def parts(self) -> Iterator[Vectors]:
+        """The used rows of each block, in order (one block read from the file at a time)."""
+        for index, block in enumerate(self.blocks):
+            used = min(BLOCK_ROWS, self.count - index * BLOCK_ROWS)
+            yield (block if isinstance(block, np.ndarray) else block.array())[:used]
 
     def dot(self, query: Vectors) -> npt.NDArray[np.float32]:
         """Every row's dot product with ``query``."""
@@ -79,7 +142,9 @@ class Matrix:
         block_of = rows // BLOCK_ROWS
         for block in np.unique(block_of).tolist():
             picked = block_of == block
-            found[picked] = self.blocks[block][rows[picked] - block * BLOCK_ROWS]
+            local = rows[picked] - block * BLOCK_ROWS
+            source = self.blocks[block]
+            found[picked] = source[local] if isinstance(source, np.ndarray) else source.take(local)
         return found
 
     def extremes(self, rows: Sequence[bool] | npt.NDArray[np.bool_]) -> Vectors:
@@ -95,9 +160,9 @@ class Matrix:
             row_low = int(picked[int(np.argmin(values.min(axis=1)))])
             row_high = int(picked[int(np.argmax(values.max(axis=1)))])
             if low is None or part[row_low].min() < low.min():
-                low = part[row_low]
+                low = part[row_low].copy()
             if high is None or part[row_high].max() > high.max():
-                high = part[row_high]
+                high = part[row_high].copy()
         if low is None or high is None:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([low, high])
