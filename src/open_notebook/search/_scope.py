@@ -17,6 +17,7 @@ import numpy as np
 
 from open_notebook.search._bm25 import TextIndex, TextView
 from open_notebook.search._catalog import Catalog, titles_of
+from open_notebook.search._heap import release_freed_heap
 from open_notebook.search._rows import ChunkColumns, Grow
 from open_notebook.search._vectors import VectorIndex, VectorSnapshot
 from open_notebook.store import ScopeChunks, ScopeMembers
@@ -118,6 +119,7 @@ class Scope:
         if snapshot is self.latest and self.latest_text is not None:
             return self.latest_text
         index = index_text(snapshot)
+        release_freed_heap()
         if snapshot is not self.latest:
             # A snapshot replaced since (or of a scope evicted since): an index of its own rows.
             return index.view(snapshot.count, snapshot.alive, snapshot.kinds, snapshot.ids)

@@ -15,12 +15,12 @@ less than a reload and appends to the indexes.
 from __future__ import annotations
 
 import asyncio
-import ctypes
 from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Final
 
 from open_notebook.search._bm25 import TextView
+from open_notebook.search._heap import release_freed_heap
 from open_notebook.search._scope import Change, Scope, index_text
 from open_notebook.search._vectors import VectorSnapshot
 from open_notebook.store import ScopeMembers, Store
@@ -114,18 +114,5 @@ class SnapshotCache:
             per_member = max(len(chunks), 1) / len(page)
             size = max(1, int(_PAGE_CHUNKS / per_member))
         scope.stamps = members.stamps()
-        _release_freed_heap()
+        release_freed_heap()
         return scope
-
-
-def _release_freed_heap() -> None:
-    """Give the heap pages that a load freed back to the system (glibc; elsewhere nothing).
-
-    A load decodes the notebook page by page into short-lived strings and bytes; glibc keeps the
-    freed pages in the process until ``malloc_trim`` (measured after loading 200k chunks: 82 MB).
-    """
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return
-    trim(0)
