@@ -2,10 +2,18 @@
 
 A sentence ends:
 
-* after Latin/Arabic end marks followed by space, unless an abbreviation or an ellipsis goes on
-  with a lowercase word (``i.e. the``, ``U.S. history``, ``D.C. with``, ``.... now``: letters
-  joined by periods, or a single letter, before the mark);
-* after CJK end marks (。！？, with or without a space after them, closing quotes included);
+* after Latin/Arabic end marks followed by space, unless the period closes an abbreviation the
+  sentence goes on after:
+
+  - any abbreviation or an ellipsis followed by a lowercase word (``i.e. the``, ``U.S. history``,
+    ``D.C. with``, ``3 ft. tall``, ``.... now``: letters joined by periods, a single letter, or
+    one of the titles and reference words below, before the mark);
+  - an initial before a name (``Henry A. Walsh``, ``J. R. R. Tolkien``: one capital letter);
+  - a title before a name or a number (``Dr. Smith``, ``St. Louis``, ``Mt. Everest``), and a
+    reference word before a number (``Fig. 3``, ``No. 5``, ``pp. 12``): words that end a
+    sentence so rarely that the next capital or digit is far more likely to continue it;
+
+* after CJK end marks (。！？．, with or without a space after them, closing quotes included);
 * at a line break (hard-wrapped text splits there too).
 
 Spans are whitespace-trimmed and never empty.
@@ -24,6 +32,17 @@ _SENTENCE_END: Final = re.compile(
 )
 # Letters joined by periods ("U.S", "i.e", "D.C") or a single letter: an abbreviation's end.
 _ABBREVIATION: Final = re.compile(r"[^\W\d_](?:\.[^\W\d_])*")
+# One capital letter: an initial (a name follows).
+_INITIAL: Final = re.compile(r"[^\W\d_]")
+# Titles written before a name.
+_TITLES: Final = frozenset(
+    "mr mrs ms messrs dr prof st mt ft gen col lt sgt capt cmdr adm rev hon gov sen rep pres"  # noqa: SIM905
+    " fr sr sra sig".split()
+)
+# Words written before a number (figure, equation, number, volume, page, chapter, section ...).
+_REFERENCES: Final = frozenset(
+    "fig figs eq eqs no nos nr vol vols p pp ch chap sec art ref refs tab approx ca cf vs".split()  # noqa: SIM905
+)
 
 
 def sentences(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
@@ -39,16 +58,35 @@ def sentences(text: str, start: int = 0, end: int | None = None) -> Iterator[tup
 
 
 def _continues(text: str, mark: re.Match[str], stop: int) -> bool:
-    """An abbreviation or ellipsis the sentence goes on after (a lowercase word follows)."""
+    """An abbreviation or ellipsis the sentence goes on after."""
     index = mark.end()
     while index < stop and text[index] in " \t":
         index += 1
-    if not (index < stop and index > mark.end() and text[index].islower()):
+    if not (index < stop and index > mark.end()):
         return False
-    if mark.group().startswith(("..", "\u2026")):
+    following = text[index]
+    ending = mark.group()
+    if following.islower():
+        if ending.startswith(("..", "\u2026")):
+            return True
+        word = _word_before(text, mark.start())
+        known = word.casefold() in _TITLES or word.casefold() in _REFERENCES
+        return known or _ABBREVIATION.fullmatch(word) is not None
+    if ending != ".":
+        return False
+    word = _word_before(text, mark.start())
+    if following.isupper() and _INITIAL.fullmatch(word) is not None and word.isupper():
         return True
-    word = text[text.rfind(" ", 0, mark.start()) + 1 : mark.start()]
-    return _ABBREVIATION.fullmatch(word) is not None
+    folded = word.casefold()
+    if folded in _TITLES and (following.isupper() or following.isdigit()):
+        return True
+    return folded in _REFERENCES and (following.isdigit() or following == "(")
+
+
+def _word_before(text: str, end: int) -> str:
+    """The word that ends at ``end`` (after the last space; opening brackets and quotes off)."""
+    word = text[text.rfind(" ", 0, end) + 1 : end]
+    return word.lstrip("([{\"'\u201c\u2018")
 
 
 def trimmed(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:

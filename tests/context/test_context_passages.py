@@ -218,6 +218,29 @@ def test_sentences_go_on_after_abbreviations_but_split_uncased_text() -> None:
     ]
 
 
+def test_sentences_go_on_after_initials_titles_and_references() -> None:
+    def split(text: str) -> list[str]:
+        return [text[a:b] for a, b in sentences(text)]
+
+    assert split("It was built by Henry A. Walsh in 1901. J. R. R. Tolkien wrote it.") == [
+        "It was built by Henry A. Walsh in 1901.",
+        "J. R. R. Tolkien wrote it.",
+    ]
+    assert split("Dr. Smith moved to St. Louis (see Fig. 3, pp. 12). He was 6 ft. tall.") == [
+        "Dr. Smith moved to St. Louis (see Fig. 3, pp. 12).",
+        "He was 6 ft. tall.",
+    ]
+    # A reference word before a capital, and a title at a sentence's end before a lowercase
+    # word that is not in the list, still end the sentence where the text says so.
+    assert split("Read No. The rest follows. We met at noon.") == [
+        "Read No.",
+        "The rest follows.",
+        "We met at noon.",
+    ]
+    # Full-width periods end Chinese sentences as 。 does.
+    assert split("第一句．第二句。第三") == ["第一句．", "第二句。", "第三"]
+
+
 def test_a_long_title_is_cut_in_the_label_and_kept_in_the_manifest() -> None:
     title = "Annual report on the icing of turbine blades in the wet northern winters of 2024"
     chunks = chunked(record("report", title), ANSWER, per_chunk=1)
