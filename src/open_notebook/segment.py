@@ -13,7 +13,8 @@ A sentence ends:
     reference word before a number (``Fig. 3``, ``No. 5``, ``pp. 12``): words that end a
     sentence so rarely that the next capital or digit is far more likely to continue it;
 
-* after CJK end marks (。！？．, with or without a space after them, closing quotes included);
+* after CJK end marks (。！？．, with or without a space after them, closing quotes included),
+  except a full-width period after one Latin letter (an initial: ``A．Ｌ．纳戴``);
 * at a line break (hard-wrapped text splits there too).
 
 Spans are whitespace-trimmed and never empty.
@@ -59,6 +60,10 @@ def sentences(text: str, start: int = 0, end: int | None = None) -> Iterator[tup
 
 def _continues(text: str, mark: re.Match[str], stop: int) -> bool:
     """An abbreviation or ellipsis the sentence goes on after."""
+    if mark.group() == "\uff0e":
+        # A full-width period after one Latin letter is an initial (A．Ｌ．纳戴), not an end.
+        before = text[mark.start() - 2 : mark.start()]
+        return len(before) == 2 and _latin_letter(before[1]) and not before[0].isalpha()
     index = mark.end()
     while index < stop and text[index] in " \t":
         index += 1
@@ -81,6 +86,10 @@ def _continues(text: str, mark: re.Match[str], stop: int) -> bool:
     if folded in _TITLES and (following.isupper() or following.isdigit()):
         return True
     return folded in _REFERENCES and (following.isdigit() or following == "(")
+
+
+def _latin_letter(char: str) -> bool:
+    return (char.isascii() and char.isalpha()) or "\uff21" <= char <= "\uff5a"
 
 
 def _word_before(text: str, end: int) -> str:

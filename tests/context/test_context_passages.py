@@ -237,8 +237,9 @@ def test_sentences_go_on_after_initials_titles_and_references() -> None:
         "The rest follows.",
         "We met at noon.",
     ]
-    # Full-width periods end Chinese sentences as 。 does.
+    # Full-width periods end Chinese sentences as 。 does, except after an initial.
     assert split("第一句．第二句。第三") == ["第一句．", "第二句。", "第三"]
+    assert split("还有、A．Ｌ．纳戴等。下一句。") == ["还有、A．Ｌ．纳戴等。", "下一句。"]
 
 
 def test_a_long_title_is_cut_in_the_label_and_kept_in_the_manifest() -> None:
