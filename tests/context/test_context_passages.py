@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from passage_support import WEIGHTS, chunked, ranked, record
 
 from open_notebook.context import (
@@ -43,10 +45,11 @@ def _assemble(
 
 def test_the_sentence_that_answers_goes_first_under_one_label() -> None:
     text, chunks = _report()
-    # Search put the chunk holding the answer third.
+    # Search put the chunk holding the answer third, a little below the first two.
     holding = next(i for i, one in enumerate(chunks) if ANSWER in one.text)
     order = [0, 1, holding, *(i for i in range(2, len(chunks)) if i != holding)]
-    result = _assemble(ranked(chunks, order), "when do turbine blades ice?", 60)
+    offered = [replace(one, score=1.0 - one.rank / 20) for one in ranked(chunks, order)]
+    result = _assemble(offered, "when do turbine blades ice?", 60)
     assert ANSWER in result.rendered
     assert result.total_tokens == COUNTER.count(result.rendered) <= 60
     assert result.rendered.count("[source:report]") == 1
@@ -264,3 +267,24 @@ def test_a_budget_too_small_for_the_best_passage_holds_a_cheaper_one() -> None:
     result = _assemble(chunks, "wind", 18)
     assert [one.record.id for one in result.passages] == [source.id]
     assert result.total_tokens == COUNTER.count(result.rendered) <= 18
+
+
+def test_a_short_sentence_between_two_chosen_ones_joins_them() -> None:
+    first = "The turbine blades ice over in wet air."
+    last = "The turbine blades ice over in cold air."
+    question = "turbine blades ice"
+    for middle, joined in (
+        ("It is so.", True),
+        ("Crews log every routine figure of the year in the long table at the depot.", False),
+    ):
+        chunks = chunked(record("report", "Report"), f"{first} {middle} {last}", per_chunk=3)
+        # The floor leaves the middle sentence out for its relevance: only a join brings it in,
+        # and only when it costs no more than the handle and gap marker it saves.
+        result = _assemble(ranked(chunks, [0]), question, None, floor=0.9)
+        texts = [one.text for one in result.passages]
+        if joined:
+            assert texts == [f"{first} {middle} {last}"]
+        else:
+            assert texts == [first, last]
+            assert middle not in result.rendered
+        assert result.total_tokens == COUNTER.count(result.rendered)

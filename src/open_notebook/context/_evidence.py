@@ -1,11 +1,19 @@
 """Choosing a question's passages: the most expected evidence per token that fits the budget.
 
-Units (:mod:`open_notebook.context._passages`) are chosen greedily by value per marginal token,
-the classic rule for a budgeted sum of values. A unit's marginal tokens are its text's plus what
-it adds to the rendering: a record's first unit pays for the record's label, a unit that does
-not continue a chosen neighbour pays for a passage handle and a gap marker, a unit next to a
-chosen one pays for its text only (so, as the budget grows, passages grow around what was chosen
-into the surrounding sentences before new places are opened).
+Units (:mod:`open_notebook.context._passages`) are chosen greedily by marginal gain per marginal
+token, the classic rule for a budgeted (submodular) coverage. A unit's gain is its value, and for
+the first unit of a record also the record's own worth, ``RECORD_SHARE`` times the prior of its
+best chunk: a question's evidence may span several documents (many relevant abstracts, a report
+in several articles), and a context that holds text of each relevant record holds more of it than
+one that holds a fourth sentence of the first. It counts once per record, so the budget reaches
+the records search found about as good as the best before it deepens any one of them, while a
+record far below the best (a prior that falls with its score) adds little. A unit's marginal
+tokens are its text's plus what it adds to the rendering: a record's first unit pays for the
+record's label, a unit that does not continue a chosen neighbour pays for a passage handle and a
+gap marker, a unit next to a chosen one pays for its text only (so, as the budget grows,
+passages grow around what was chosen into the surrounding sentences before new places are
+opened), and a unit between two chosen ones saves the handle and gap marker it closes (a short
+sentence there is sent even when its own value is below the floor: it costs nothing).
 
 A unit adds nothing when it repeats a chosen one (same words, or a near-duplicate by word
 shingles) or when its value is far below the best unit's (``floor``): the context then stops
@@ -22,10 +30,13 @@ from typing import Final
 
 from open_notebook.context._model import Candidate
 from open_notebook.context._passages import Unit
-from open_notebook.context._text import jaccard, normalized_words, shingles
+from open_notebook.context._text import SHINGLE_WORDS, normalized_words
 
 # Units worth less than this share of the best unit's value are not offered room.
 DEFAULT_FLOOR: Final = 1 / 64
+# What having any text of a record is worth, as a share of its best chunk's prior (the value of
+# all of that chunk's sentences): see the module docstring.
+RECORD_SHARE: Final = 0.5
 
 
 class Reason(StrEnum):
@@ -72,33 +83,69 @@ class Picked:
     tokens: tuple[int, ...] = ()
 
 
+class Wording:
+    """Each unit's normalized words, exact key and word shingles, worked out once per build
+    (a build offers the same units to several selections)."""
+
+    def __init__(self, units: Sequence[Unit]) -> None:
+        self._units = units
+        self._words: dict[int, list[str]] = {}
+        self._keys: dict[int, str] = {}
+        self._grams: dict[int, frozenset[tuple[str, ...]]] = {}
+
+    def words(self, index: int) -> list[str]:
+        found = self._words.get(index)
+        if found is None:
+            found = self._words[index] = normalized_words(self._units[index].text)
+        return found
+
+    def key(self, index: int) -> str:
+        found = self._keys.get(index)
+        if found is None:
+            found = self._keys[index] = " ".join(self.words(index))
+        return found
+
+    def grams(self, index: int) -> frozenset[tuple[str, ...]]:
+        """Word n-grams (:data:`SHINGLE_WORDS`), compared as they are: no hashing needed."""
+        found = self._grams.get(index)
+        if found is None:
+            words = self.words(index)
+            if len(words) < SHINGLE_WORDS:
+                found = frozenset([tuple(words)]) if words else frozenset()
+            else:
+                found = frozenset(zip(*(words[at:] for at in range(SHINGLE_WORDS)), strict=False))
+            self._grams[index] = found
+        return found
+
+
 @dataclass(slots=True)
 class _Seen:
-    """Texts chosen so far, to tell repeats."""
+    """Units chosen so far, to tell repeats."""
 
     threshold: float | None
+    wording: Wording
     exact: dict[str, int] = field(default_factory=dict)
-    near: list[tuple[frozenset[int], int]] = field(default_factory=list)
+    near: list[tuple[frozenset[tuple[str, ...]], int]] = field(default_factory=list)
 
-    def repeat_of(self, text: str) -> int | None:
-        key = " ".join(normalized_words(text))
-        found = self.exact.get(key)
+    def repeat_of(self, index: int) -> int | None:
+        found = self.exact.get(self.wording.key(index))
         if found is not None or self.threshold is None or self.threshold > 1.0:
             return found
-        mine = shingles(text)
+        mine = self.wording.grams(index)
         size = len(mine)
-        for theirs, index in self.near:
+        for theirs, chosen in self.near:
             # Sets whose sizes differ more than the threshold allows cannot be that similar.
             if min(size, len(theirs)) < self.threshold * max(size, len(theirs)):
                 continue
-            if jaccard(mine, theirs) >= self.threshold:
-                return index
+            common = len(mine & theirs)
+            if common and common / (size + len(theirs) - common) >= self.threshold:
+                return chosen
         return None
 
-    def add(self, text: str, index: int) -> None:
-        self.exact.setdefault(" ".join(normalized_words(text)), index)
+    def add(self, index: int) -> None:
+        self.exact.setdefault(self.wording.key(index), index)
         if self.threshold is not None and self.threshold <= 1.0:
-            self.near.append((shingles(text), index))
+            self.near.append((self.wording.grams(index), index))
 
 
 class _Layout:
@@ -126,6 +173,7 @@ def pick(
     floor: float = DEFAULT_FLOOR,
     near_threshold: float | None = 0.8,
     group_cap: int | None = None,
+    wording: Wording | None = None,
 ) -> Picked:
     """Choose units for ``budget`` tokens (as estimated from ``costs``; the caller counts the
     rendered text and gives back what does not fit). ``group_cap`` bounds the tokens of one
@@ -137,14 +185,27 @@ def pick(
     chosen: list[int] = []
     picked: set[int] = set()
     started: set[str] = set()
-    seen = _Seen(near_threshold)
+    wording = wording or Wording(units)
+    seen = _Seen(near_threshold, wording)
     tokens = [costs.unit(unit) for unit in units]
+
+    record_prior = _record_priors(units, wording)
+
+    def gain(index: int) -> float:
+        unit = units[index]
+        if unit.record.id in started:
+            return unit.value
+        return unit.value + RECORD_SHARE * record_prior.get(unit.record.id, 0.0)
 
     def cost(index: int) -> int:
         unit = units[index]
         if unit.record.id not in started:
             return tokens[index] + costs.label(unit.record) + costs.handle(unit)
-        if layout.left[index] in picked or layout.right[index] in picked:
+        left, right = layout.left[index], layout.right[index]
+        if left in picked and right is not None and right in picked:
+            # It joins two passages into one: the right one's handle and the gap go.
+            return tokens[index] - costs.handle(units[right]) - costs.gap
+        if left in picked or right in picked:
             return tokens[index]
         return tokens[index] + costs.handle(unit) + costs.gap
 
@@ -154,13 +215,13 @@ def pick(
     def offer(index: int) -> None:
         version[index] += 1
         # Ties: the higher value, then text order of the best chunks (deterministic).
-        ratio = units[index].value / max(1, cost(index))
+        ratio = gain(index) / max(1, cost(index))
         heapq.heappush(heap, (-ratio, index, version[index]))
 
     for index, unit in enumerate(units):
         if unit.value < floor * best or unit.value <= 0:
             left_out[index] = Reason.LOW_RELEVANCE
-        elif _in_label(unit, costs.title(unit.record)):
+        elif _in_label(wording.words(index), costs.title(unit.record)):
             # The record's label shows it already (a text that starts with its own title).
             left_out[index] = Reason.DUPLICATE_OF
             duplicate_of[index] = index
@@ -174,7 +235,7 @@ def pick(
             continue
         unit = units[index]
         # A repeat adds nothing whatever the room: it is named as one before the budget is asked.
-        repeat = seen.repeat_of(unit.text)
+        repeat = seen.repeat_of(index)
         if repeat is not None:
             left_out[index] = Reason.DUPLICATE_OF
             duplicate_of[index] = repeat
@@ -184,7 +245,7 @@ def pick(
         if need > room or (group_cap is not None and spent.get(group, 0) + need > group_cap):
             left_out[index] = Reason.BUDGET
             continue
-        seen.add(unit.text, index)
+        seen.add(index)
         left_out.pop(index, None)
         picked.add(index)
         chosen.append(index)
@@ -196,10 +257,14 @@ def pick(
             layout.mates[unit.record.id] if first else (layout.left[index], layout.right[index])
         )
         for other in changed:
-            if other is not None and other not in picked and other not in left_out:
+            if other is None or other in picked:
+                continue
+            reason = left_out.get(other)
+            if reason is None:
                 offer(other)
-            elif other is not None and left_out.get(other) is Reason.BUDGET:
-                # Cheaper now (next to a chosen unit, or its record's label is paid): offered again.
+            elif reason is Reason.BUDGET or (reason is Reason.LOW_RELEVANCE and cost(other) <= 0):
+                # Cheaper now (next to a chosen unit, or its record's label is paid), or free:
+                # a sentence that joins two chosen ones costs no more than the gap it closes.
                 del left_out[other]
                 offer(other)
     # A unit left out for the room or its relevance before the text it repeats was chosen is a
@@ -207,16 +272,31 @@ def pick(
     # when only repeats were left.
     for index, reason in list(left_out.items()):
         if reason is not Reason.DUPLICATE_OF:
-            repeat = seen.repeat_of(units[index].text)
+            repeat = seen.repeat_of(index)
             if repeat is not None:
                 left_out[index] = Reason.DUPLICATE_OF
                 duplicate_of[index] = repeat
     return Picked(tuple(chosen), left_out, duplicate_of, _stop(left_out), tuple(tokens))
 
 
-def _in_label(unit: Unit, title: str) -> bool:
+def _record_priors(units: Sequence[Unit], wording: Wording) -> dict[str, float]:
+    """Each record's best prior among units whose text no other unit holds with more value."""
+    holder: dict[str, int] = {}
+    for index, unit in enumerate(units):
+        key = wording.key(index)
+        kept = holder.get(key)
+        if kept is None or unit.value > units[kept].value:
+            holder[key] = index
+    found: dict[str, float] = {}
+    for index in holder.values():
+        unit = units[index]
+        found[unit.record.id] = max(found.get(unit.record.id, 0.0), unit.prior)
+    return found
+
+
+def _in_label(words: list[str], title: str) -> bool:
     """Every word of the unit is in the title its record's label shows."""
-    found = set(normalized_words(unit.text))
+    found = set(words)
     return bool(found) and found <= set(normalized_words(title))
 
 

@@ -90,6 +90,7 @@ def offer_hits(
                 hit.text,
                 len(chunks) + 1,
                 _whole(record, hit.char_start, hit.char_end, chars),
+                hit.scores.fused,
             )
         )
     return Offer(tuple(chunks), tuple(dropped.values()))

@@ -5,16 +5,17 @@ question's terms), each with a rank, 1 being the best. A chunk's sentences are t
 is made of: overlapping chunks share their sentences (the overlap is one unit, never sent twice),
 and a note or insight whose chunk is its whole text is one unit (it goes in whole or not at all).
 
-A unit's value estimates how likely it is to hold what the question asks for, from signals that
-do not depend on the scale of any score:
+A unit's value estimates how likely it is to hold what the question asks for:
 
-* the chunk's prior, the mean of two rank-based opinions: ``1 / rank`` where search put it, and
-  ``1 / rank`` among the offered chunks by how much of the question's terms it holds (each term
-  weighted by its rarity among the candidate sentences, ``idf``, with BM25's analysis: stems,
-  stop words, CJK n-grams). Ranks survive any change of fusion, fused scores do not (reciprocal-
-  rank scores of the first and the fiftieth hit differ by less than a factor of two), and either
-  opinion alone lifts a chunk: search when the question's words are not the document's, the
-  question's terms when one of the fused retrievers is weak (MiniLM on Chinese text);
+* the chunk's prior, from where search put it: ``sqrt(1 / rank x score / best score)``, the
+  geometric mean of the rank and of the fused score's share of the best one (``1 / rank`` for a
+  chunk search did not score). The rank alone assumes the same steep fall after the first hit
+  for every question; the scores say how far below the best a hit really is: close when many
+  chunks answer about as well (a question with many relevant abstracts), far when one passage
+  stands out. A flat fusion (reciprocal ranks) leaves ``1 / sqrt(rank)``, never a flat prior.
+  Search already weighs the question's terms (BM25 in the fusion, CJK n-grams included): a
+  second, term-count ranking of the chunks is not added to it (it lifted long chunks that hold
+  many common words over the hits search put first, and held fewer of the judged documents);
 * how the chunk's relevance spreads over its sentences: half in proportion to length (the chunk
   as a whole was found relevant), half in proportion to the question's idf-weighted terms a
   sentence holds. A term every candidate holds (the topic word) tells little.
@@ -56,6 +57,8 @@ class RankedChunk:
     text: str
     rank: int
     whole: bool = False
+    # The search's score (``None`` when search did not rank it): how far below the best it is.
+    score: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,8 @@ class Unit:
     whole: bool = False
     # The record's text between the previous unit of the same segment and this one.
     before: str = ""
+    # The type-weighted prior of ``chunk``: how likely the chunk (so its record) is relevant.
+    prior: float = 0.0
 
 
 @dataclass(slots=True)
@@ -219,12 +224,7 @@ def units_of(
             key = id(chunk)
             lengths[key] = lengths.get(key, 0.0) + len(draft.text)
             weights[key] = weights.get(key, 0.0) + match
-    held: dict[int, set[str]] = {}
-    for draft in drafts:
-        for chunk in draft.chunks:
-            held.setdefault(id(chunk), set()).update(draft.terms)
-    coverage = {key: sum(idf.get(term, 0.0) for term in found) for key, found in held.items()}
-    priors = _priors(chunks, coverage)
+    priors = _priors(chunks)
     units: list[Unit] = []
     for draft, match in zip(drafts, matched, strict=True):
         best: tuple[float, RankedChunk] | None = None
@@ -236,6 +236,7 @@ def units_of(
                 best = (value, chunk)
         assert best is not None
         weight = type_weights.get(draft.record.type.value, 1.0)
+        prior = weight * max(priors[id(chunk)] for chunk in draft.chunks)
         units.append(
             Unit(
                 draft.record,
@@ -248,17 +249,22 @@ def units_of(
                 draft.segment,
                 draft.whole,
                 draft.before,
+                prior,
             )
         )
     return units
 
 
-def _priors(chunks: Sequence[RankedChunk], coverage: dict[int, float]) -> dict[int, float]:
-    """Each chunk's prior: the mean of 1/rank by search and 1/rank by the question's terms
-    (idf-weighted coverage among the offered chunks; ties keep the search's order)."""
-    by_terms = sorted(chunks, key=lambda one: (-coverage.get(id(one), 0.0), one.rank))
-    lexical = {id(one): position for position, one in enumerate(by_terms, start=1)}
-    return {id(one): (1.0 / one.rank + 1.0 / lexical[id(one)]) / 2 for one in chunks}
+def _priors(chunks: Sequence[RankedChunk]) -> dict[int, float]:
+    """Each chunk's prior: ``sqrt(1 / rank x score / best score)``, or ``1 / rank`` unscored."""
+    best = max((one.score for one in chunks if one.score is not None), default=0.0)
+    priors: dict[int, float] = {}
+    for one in chunks:
+        prior = 1.0 / one.rank
+        if one.score is not None and best > 0:
+            prior = math.sqrt(prior * max(one.score, 0.0) / best)
+        priors[id(one)] = prior
+    return priors
 
 
 def _share(length: float, match: float, total_length: float, total_match: float) -> float:

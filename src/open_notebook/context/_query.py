@@ -15,7 +15,15 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from open_notebook.context._blocks import Passage, RecordBlock, blocks_of, labelled
-from open_notebook.context._evidence import DEFAULT_FLOOR, Costs, Picked, Reason, Stop, pick
+from open_notebook.context._evidence import (
+    DEFAULT_FLOOR,
+    Costs,
+    Picked,
+    Reason,
+    Stop,
+    Wording,
+    pick,
+)
 from open_notebook.context._model import Candidate, Dropped, RenderFormat
 from open_notebook.context._passage_manifest import manifest_hash, passage_manifest
 from open_notebook.context._passages import RankedChunk, Unit, units_of
@@ -112,6 +120,7 @@ def assemble_passages(
             return _assembled(chunks, units, best, pre_dropped, *cut)
     limit = budget if budget is not None else sum(costs.unit(unit) for unit in units) * 2 + 1_000
     fitted: _Fitted | None = None
+    wording = Wording(units)
     for _ in range(_REFILLS):
         picked = pick(
             units,
@@ -120,6 +129,7 @@ def assemble_passages(
             floor=floor,
             near_threshold=near_threshold,
             group_cap=group_cap,
+            wording=wording,
         )
         found = _fit(units, picked, best, counter, fmt, budget)
         if fitted is None or found.value > fitted.value:
