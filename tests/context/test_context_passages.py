@@ -21,6 +21,8 @@ from open_notebook.tokens import BpeTokenCounter
 COUNTER = BpeTokenCounter()
 FILLER = [f"Section {i} lists the routine figures of the year in a table." for i in range(30)]
 ANSWER = "The turbine blades ice over when the air is wet and below freezing."
+ANSWER_TWO = "Ice also forms in freezing fog at the hub, and the heaters run for hours to clear it."
+MANUAL = "Turbine blades ice over in wet winter air, the crews report every year."
 
 
 def _report() -> tuple[str, list[RankedChunk]]:
@@ -108,7 +110,10 @@ def test_a_short_note_goes_in_whole_or_not_at_all() -> None:
 def test_repeats_across_records_add_nothing() -> None:
     text, chunks = _report()
     copy = record("copy", "Copy of the report")
-    offered = ranked([*chunks, *chunked(copy, text)], range(2 * len(chunks)))
+    # Search put the chunk holding the answer first, the rest in text order.
+    holding = next(i for i, one in enumerate(chunks) if ANSWER in one.text)
+    order = [holding, *(i for i in range(2 * len(chunks)) if i != holding)]
+    offered = ranked([*chunks, *chunked(copy, text)], order)
     result = _assemble(offered, "turbine blades ice", None)
     assert result.rendered.count(ANSWER) == 1
     assert {one.record.id for one in result.passages} == {"source:report"}
@@ -288,3 +293,28 @@ def test_a_short_sentence_between_two_chosen_ones_joins_them() -> None:
             assert texts == [first, last]
             assert middle not in result.rendered
         assert result.total_tokens == COUNTER.count(result.rendered)
+
+
+def _scored(chunks: list[RankedChunk], scores: list[float]) -> list[RankedChunk]:
+    return [replace(one, score=score) for one, score in zip(chunks, scores, strict=True)]
+
+
+def test_a_record_search_found_about_as_good_comes_before_more_of_the_first() -> None:
+    report = chunked(
+        record("report", "Blade report"), f"{ANSWER} {ANSWER_TWO}", per_chunk=1, overlap=0
+    )
+    manual = chunked(record("manual", "Manual"), MANUAL, per_chunk=1, overlap=0)
+    question = "when do turbine blades ice over?"
+    # Room for two passages: the report's second sentence or the manual's.
+    room = _assemble(ranked([*report, *manual], [0, 2]), question, None).total_tokens + 2
+    # Search put the report's two chunks first and second, the manual third.
+    order = ranked([*report, *manual], [0, 1, 2])
+    # Its score close to the best: the manual is one more relevant record.
+    close = _assemble(_scored(order, [1.0, 0.99, 0.98]), question, room)
+    assert {one.record.id for one in close.passages} == {"source:report", "source:manual"}
+    # Far below the best: not worth the report's second sentence.
+    far = _assemble(_scored(order, [1.0, 0.9, 0.05]), question, room)
+    assert {one.record.id for one in far.passages} == {"source:report"}
+    assert ANSWER_TWO in far.rendered
+    for result in (close, far):
+        assert result.total_tokens == COUNTER.count(result.rendered) <= room

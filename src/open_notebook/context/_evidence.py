@@ -189,13 +189,13 @@ def pick(
     seen = _Seen(near_threshold, wording)
     tokens = [costs.unit(unit) for unit in units]
 
-    record_prior = _record_priors(units, wording)
+    lift = _record_lifts(units, wording)
 
     def gain(index: int) -> float:
         unit = units[index]
         if unit.record.id in started:
             return unit.value
-        return unit.value + RECORD_SHARE * record_prior.get(unit.record.id, 0.0)
+        return unit.value * lift.get(unit.record.id, 1.0)
 
     def cost(index: int) -> int:
         unit = units[index]
@@ -279,19 +279,31 @@ def pick(
     return Picked(tuple(chosen), left_out, duplicate_of, _stop(left_out), tuple(tokens))
 
 
-def _record_priors(units: Sequence[Unit], wording: Wording) -> dict[str, float]:
-    """Each record's best prior among units whose text no other unit holds with more value."""
+def _record_lifts(units: Sequence[Unit], wording: Wording) -> dict[str, float]:
+    """What a record's first unit's value is multiplied by: ``1 + RECORD_SHARE x prior / value``
+    of the record's best unit, so that unit gains ``RECORD_SHARE x prior`` and the record's other
+    units keep their order (the record's worth does not make a weaker sentence its first).
+
+    Units whose text another unit holds with more value do not count: a record that only repeats
+    another brings nothing new.
+    """
     holder: dict[str, int] = {}
     for index, unit in enumerate(units):
         key = wording.key(index)
         kept = holder.get(key)
         if kept is None or unit.value > units[kept].value:
             holder[key] = index
-    found: dict[str, float] = {}
+    best: dict[str, Unit] = {}
     for index in holder.values():
         unit = units[index]
-        found[unit.record.id] = max(found.get(unit.record.id, 0.0), unit.prior)
-    return found
+        kept_unit = best.get(unit.record.id)
+        if kept_unit is None or unit.value > kept_unit.value:
+            best[unit.record.id] = unit
+    return {
+        record: 1.0 + RECORD_SHARE * unit.prior / unit.value
+        for record, unit in best.items()
+        if unit.value > 0
+    }
 
 
 def _in_label(words: list[str], title: str) -> bool:
