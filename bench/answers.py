@@ -6,8 +6,11 @@ SurrealDB in memory); questions are asked through the product's own chat path
 (:func:`open_notebook.chat.ask_notebook`) with the local Gemma 3 270M.
 
 * **answers with ≥ 1 citation**: share of answers with at least one sentence citing a passage
-  of the context (written by the model or attributed after the answer); the share where the
-  model itself wrote a valid mark is shown beside it.
+  of the context that holds it (the attribution's check: support at the bar), whether the model
+  wrote the mark or the attribution found the passage; a mark the model wrote on a passage
+  that does not hold its sentence is not a citation (counted apart as rejected). The share
+  where the model itself wrote such a mark is shown beside it, and the share of answers that
+  hold a gold answer string (what the answer is worth, citations aside).
 * **attribution precision**: over answer sentences that contain a gold answer string and are
   attributed, the share whose best-supporting cited passage overlaps (half of) one of the
   question's evidence sentences in the article.
@@ -47,7 +50,6 @@ from open_notebook.eval import Dataset, load_dataset
 from open_notebook.ingest import Extracted, Ingestor, SourceFormat
 from open_notebook.llm import (
     CitationIndex,
-    CitationStatus,
     CitedBy,
     LocalGemmaModel,
     NumberedPassage,
@@ -152,6 +154,8 @@ class AnswerTally:
     answer_sentences: int = 0
     model_marks: int = 0
     model_marks_precise: int = 0
+    rejected_marks: int = 0  # marks the model wrote that name no passage holding the sentence
+    answered: int = 0  # answers holding a gold answer string
     coverage_low: int = 0
     first_token_s: list[float] = field(default_factory=list)
     total_s: list[float] = field(default_factory=list)
@@ -208,25 +212,30 @@ async def answers(
         if first is not None:
             tally.first_token_s.append(first)
         tally.coverage_low += done.coverage == "low"
-        valid = [
+        # A citation counts when its passage holds the sentence (the attribution's check): a
+        # model's mark on a passage that does not is not one.
+        trusted = [
             citation
             for sentence in done.sentences
             for citation in sentence.citations
-            if citation.passage is not None and citation.status is CitationStatus.VALID
+            if citation.supports
         ]
-        tally.cited += bool(valid)
-        tally.model_cited += any(one.by is CitedBy.MODEL for one in valid)
+        tally.cited += bool(trusted)
+        tally.model_cited += any(one.by is CitedBy.MODEL for one in trusted)
+        tally.rejected_marks += sum(
+            1
+            for sentence in done.sentences
+            for one in sentence.citations
+            if one.by is CitedBy.MODEL and not one.supports
+        )
         spans = evidence_spans(corpus, query_id)
         gold = corpus.dataset.answers.get(query_id, ())
+        tally.answered += has_answer(done.answer, gold)
         for sentence in done.sentences:
             if not has_answer(sentence.text, gold):
                 continue
             tally.answer_sentences += 1
-            cited = [
-                one
-                for one in sentence.citations
-                if one.passage is not None and one.status is CitationStatus.VALID
-            ]
+            cited = [one for one in sentence.citations if one.supports]
             for one in cited:
                 if one.by is CitedBy.MODEL and one.passage is not None:
                     tally.model_marks += 1
@@ -451,6 +460,8 @@ async def main(args: argparse.Namespace) -> None:
                 "  model-written marks on those sentences pointing at the evidence: "
                 f"{_pct(tally.model_marks_precise, tally.model_marks)}"
             )
+            print(f"  model-written marks the check rejects (not counted): {tally.rejected_marks}")
+            print(f"answers holding a gold answer string: {_pct(tally.answered, tally.asked)}")
             print(f"coverage low: {_pct(tally.coverage_low, tally.asked)}")
             print(
                 f"first token p50 {p50:.2f}s, p95 {p95:.2f}s; "

@@ -68,11 +68,11 @@ class DoneEvent:
 
     @property
     def cited_passages(self) -> list[NumberedPassage]:
-        """The passages the sentences cite, in order of first citation."""
+        """The passages the sentences cite and that hold them, in order of first citation."""
         found: dict[int, NumberedPassage] = {}
         for sentence in self.sentences:
             for one in sentence.citations:
-                if one.passage is not None and one.status.value == "valid":
+                if one.passage is not None and one.supports:
                     found.setdefault(one.passage.number, one.passage)
         return list(found.values())
 

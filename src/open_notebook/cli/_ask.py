@@ -1,12 +1,13 @@
 """``open-notebook ask``: a grounded answer from a notebook, streamed, then shown again sentence by
 sentence with its citation marks, unsupported sentences marked, and the quoted passages under it.
+A mark the model wrote for a passage that does not hold its sentence is marked ``[3✗]``.
 
     Q: why is my loaf dense?
     ! The notebook does not seem to cover this question ...      (only when coverage is low)
     <the answer as the model writes it>
     ── attributed ──
     ✓ Cold dough ferments slowly. [2]
-    ✗ The moon is made of cheese. (unsupported)
+    ✗ The moon is made of cheese. [3✗] (unsupported)
     [2] Fermentation and temperature · source:abc #c3 · chars 120–410
         "Below 20 °C the yeast works slowly ..."
 """
@@ -144,8 +145,11 @@ def print_citations(state: CliState, done: DoneEvent) -> None:
 def _marks(sentence: AttributedSentence) -> str:
     marks: list[str] = []
     for one in sentence.citations:
-        if one.passage is not None and one.status is CitationStatus.VALID:
+        if one.passage is not None and one.supports:
             mark = f"[{one.passage.number}]"
+        elif one.passage is not None and one.status is CitationStatus.VALID:
+            # A passage the model saw but that does not hold the sentence: not a citation.
+            mark = f"[yellow][{one.passage.number}✗][/]"
         else:  # a citation the context did not hold, as the model wrote it
             mark = f"[red][{escape(one.written or one.record_id or '?')}?][/]"
         if mark not in marks:

@@ -12,10 +12,11 @@ from open_notebook.graphs._common import (
     existing_ids,
 )
 from open_notebook.graphs._context import ContextBuild, FittedContext, fit_context
-from open_notebook.graphs._prompt import SYSTEM_PROMPT, frame, user_turn
+from open_notebook.graphs._prompt import ANSWER_RULE, SYSTEM_PROMPT, frame, user_turn
 from open_notebook.graphs._sessions import ChatSessions, SessionKind, StoredMessage, Turn
 
 __all__ = [
+    "ANSWER_RULE",
     "NOT_COVERED",
     "SYSTEM_PROMPT",
     "WARNING",

@@ -44,6 +44,7 @@ from open_notebook.llm import (
     number_passages,
     parse_marks,
     plan_budget,
+    quote_choices,
     unresolved,
 )
 from open_notebook.store import Store
@@ -211,7 +212,12 @@ async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any
     used = await asyncio.to_thread(check_request_fits, deps.llm, messages, deps.answer_tokens)
     write = get_stream_writer()
     parts: list[str] = []
-    async for delta in deps.llm.stream(messages, max_tokens=deps.answer_tokens):
+    # The sentences of this request's passages that best match the question: a model that can
+    # be held to quoting answers with one of them and its mark (the attribution still judges
+    # it).
+    quotes = await asyncio.to_thread(quote_choices, state.question, state.seen, deps.scorer)
+    stream = deps.llm.stream(messages, max_tokens=deps.answer_tokens, quote=quotes)
+    async for delta in stream:
         parts.append(delta)
         write({"token": delta})
     return {"answer": "".join(parts).strip(), "request_tokens": used}

@@ -1,5 +1,5 @@
-"""The grounded-answer prompt: rules, earlier turns, then one user turn holding context and
-question."""
+"""The grounded-answer prompt: rules, earlier turns, then one user turn holding context, question
+and how to answer."""
 
 from __future__ import annotations
 
@@ -18,6 +18,12 @@ SYSTEM_PROMPT: Final = (
     "context. If the context does not hold the answer, say so."
 )
 NO_CONTEXT: Final = "(no passages)"
+# Said again after the question, where a small model reads it last: the rules above sit before
+# hundreds of tokens of passages.
+ANSWER_RULE: Final = (
+    "Answer in one or two sentences taken from the passages above, each followed by the number "
+    "of its passage in square brackets."
+)
 
 
 def user_turn(question: str, context: str) -> str:
@@ -30,5 +36,5 @@ def frame(question: str, history: Sequence[ChatMessage], context: str) -> list[C
     return [
         ChatMessage(Role.SYSTEM, SYSTEM_PROMPT),
         *history,
-        ChatMessage(Role.USER, user_turn(question, context)),
+        ChatMessage(Role.USER, f"{user_turn(question, context)}\n{ANSWER_RULE}"),
     ]

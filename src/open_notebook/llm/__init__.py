@@ -41,6 +41,13 @@ from open_notebook.llm._local import (
 )
 from open_notebook.llm._openai import OpenAICompatibleModel
 from open_notebook.llm._passages import NumberedPassage, PromptContext, number_passages
+from open_notebook.llm._quotes import (
+    Quotable,
+    Quote,
+    quotable_sentences,
+    quote_choices,
+    quote_grammar,
+)
 from open_notebook.llm._support import SUPPORT_BAR, SupportMatrix, SupportScorer, numbers_in
 from open_notebook.llm._types import ChatMessage, LanguageModel, Role, collect
 
@@ -64,6 +71,8 @@ __all__ = [
     "NumberedPassage",
     "OpenAICompatibleModel",
     "PromptContext",
+    "Quotable",
+    "Quote",
     "Ref",
     "RefKind",
     "Role",
@@ -85,6 +94,9 @@ __all__ = [
     "parse_citations",
     "parse_marks",
     "plan_budget",
+    "quote_choices",
+    "quote_grammar",
+    "quotable_sentences",
     "split_sentences",
     "unresolved",
 ]

@@ -58,12 +58,24 @@ class SentenceCitation:
     score: float | None = None
     written: str | None = None  # the reference as the model wrote it
 
+    @property
+    def supports(self) -> bool:
+        """The cited passage holds the sentence (its support reaches the bar): a mark a reader
+        can trust. A model's mark on a passage that does not is ``valid`` but not this."""
+        return (
+            self.status is CitationStatus.VALID
+            and self.passage is not None
+            and self.score is not None
+            and self.score >= SUPPORT_BAR
+        )
+
     def as_dict(self) -> dict[str, Any]:
         found: dict[str, Any] = {
             "status": self.status.value,
             "by": self.by.value,
             "written": self.written,
             "score": None if self.score is None else round(self.score, 4),
+            "supports": self.supports,
         }
         if self.passage is not None:
             found.update(self.passage.as_dict())

@@ -8,6 +8,7 @@ from typing import Any
 
 from open_notebook.errors import ConfigurationError, ModelError
 from open_notebook.llm._openai import PER_MESSAGE_TOKENS, REPLY_PRIMING_TOKENS
+from open_notebook.llm._quotes import Quote
 from open_notebook.llm._types import ChatMessage, collect
 from open_notebook.tokens import TokenCounter
 
@@ -47,9 +48,16 @@ class EsperantoModel:
         return body + REPLY_PRIMING_TOKENS
 
     async def stream(
-        self, messages: Sequence[ChatMessage], *, max_tokens: int, stop: Sequence[str] = ()
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int,
+        stop: Sequence[str] = (),
+        quote: Sequence[Quote] = (),
     ) -> AsyncIterator[str]:
-        del stop  # Esperanto has no portable stop parameter; the prompt asks for a short answer
+        # Esperanto has no portable stop parameter or grammar: the prompt asks for a short,
+        # cited answer.
+        del stop, quote
         payload = [{"role": m.role.value, "content": m.content} for m in messages]
         # Per-request kwargs take priority over the model's config (Esperanto's documented rule).
         chunks = self._delegate.achat_complete(payload, stream=True, max_tokens=max_tokens)

@@ -18,6 +18,7 @@ from typing import Any, Final
 import httpx
 
 from open_notebook.errors import ModelError
+from open_notebook.llm._quotes import Quote, quote_grammar
 from open_notebook.llm._types import ChatMessage, Role, collect
 
 log = logging.getLogger(__name__)
@@ -149,20 +150,15 @@ class LocalGemmaModel:
         return tokens
 
     async def stream(
-        self, messages: Sequence[ChatMessage], *, max_tokens: int, stop: Sequence[str] = ()
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int,
+        stop: Sequence[str] = (),
+        quote: Sequence[Quote] = (),
     ) -> AsyncIterator[str]:
         server = await asyncio.to_thread(self._ensure_server)
-        request = {
-            "prompt": gemma_prompt(messages, ANSWER_PREFIX),
-            "max_tokens": max_tokens,
-            "stream": True,
-            "stop": [*GEMMA_STOPS, *stop],
-            "temperature": 0.2,
-            "repeat_penalty": 1.15,
-            "cache_prompt": True,
-        }
-        if self._seed is not None:
-            request["seed"] = self._seed
+        request = self._request(messages, max_tokens, stop, quote)
         run = _Run(asyncio.get_running_loop(), self)
         task = asyncio.create_task(asyncio.to_thread(run.execute, server, request))
         try:
@@ -173,6 +169,31 @@ class LocalGemmaModel:
         finally:
             run.cancelled = True  # tells llama.cpp to stop if the reader went away early
             await task
+
+    def _request(
+        self,
+        messages: Sequence[ChatMessage],
+        max_tokens: int,
+        stop: Sequence[str],
+        quote: Sequence[Quote],
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "prompt": gemma_prompt(messages, ANSWER_PREFIX),
+            "max_tokens": max_tokens,
+            "stream": True,
+            "stop": [*GEMMA_STOPS, *stop],
+            "temperature": 0.2,
+            "repeat_penalty": 1.15,
+            "cache_prompt": True,
+        }
+        grammar = quote_grammar(quote) if quote else None
+        if grammar is not None:
+            # Quoting is choosing: the most likely of the quotes, taken greedily, and no
+            # penalty on repeating the passage's own words.
+            request.update(grammar=grammar, temperature=0.0, repeat_penalty=1.0)
+        if self._seed is not None:
+            request["seed"] = self._seed
+        return request
 
     async def complete(
         self, messages: Sequence[ChatMessage], *, max_tokens: int, stop: Sequence[str] = ()

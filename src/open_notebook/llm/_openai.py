@@ -16,6 +16,7 @@ from typing import Any, Final
 import httpx
 
 from open_notebook.errors import ConfigurationError, ModelError, ModelTimeoutError
+from open_notebook.llm._quotes import Quote
 from open_notebook.llm._types import ChatMessage
 from open_notebook.tokens import TokenCounter
 
@@ -75,8 +76,15 @@ class OpenAICompatibleModel:
         return payload
 
     async def stream(
-        self, messages: Sequence[ChatMessage], *, max_tokens: int, stop: Sequence[str] = ()
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int,
+        stop: Sequence[str] = (),
+        quote: Sequence[Quote] = (),
     ) -> AsyncIterator[str]:
+        # The OpenAI API has no grammar: the prompt asks the model to cite.
+        del quote
         payload = self._payload(messages, max_tokens, stop, stream=True)
         async with self._exchange(payload) as response:
             if _is_json(response):  # a server that ignores "stream" sends the whole reply

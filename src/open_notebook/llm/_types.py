@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
+from open_notebook.llm._quotes import Quote
+
 
 class Role(StrEnum):
     SYSTEM = "system"
@@ -40,9 +42,20 @@ class LanguageModel(Protocol):
         ...
 
     def stream(
-        self, messages: Sequence[ChatMessage], *, max_tokens: int, stop: Sequence[str] = ()
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int,
+        stop: Sequence[str] = (),
+        quote: Sequence[Quote] = (),
     ) -> AsyncIterator[str]:
-        """Yield the answer as it is generated, one text delta at a time."""
+        """Yield the answer as it is generated, one text delta at a time.
+
+        ``quote``: sentences of the passages the request shows, with their passage numbers. A
+        model that can constrain its output (the local llama.cpp model) then answers by quoting
+        one of them followed by its passage's mark (:mod:`open_notebook.llm._quotes`); a
+        remote model is asked to cite by the prompt alone and ignores it.
+        """
         ...
 
     async def complete(

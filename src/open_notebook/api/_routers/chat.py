@@ -18,11 +18,13 @@ The events, in order (each ``data`` is one JSON object):
 
   - ``sentences``: ``[{text, start, end, status, score, citations}]``, every sentence of
     ``answer`` (``answer[start:end]``); ``status`` is ``"supported"`` or ``"unsupported"``;
-    each citation is ``{status, by, written, score, number, handle, record_id, record_type,
-    title, chunk_id, char_start, char_end, text}``: ``by`` is ``"model"`` (the model wrote the
-    mark; ``written`` is what it wrote) or ``"attribution"`` (the passage that supports the
-    sentence, found after the answer); ``status`` is ``valid``, ``not_in_context`` or
-    ``unknown`` (then only ``record_id`` names what was cited, if anything); ``text`` is the
+    each citation is ``{status, by, written, score, supports, number, handle, record_id,
+    record_type, title, chunk_id, char_start, char_end, text}``: ``by`` is ``"model"`` (the
+    model wrote the mark; ``written`` is what it wrote) or ``"attribution"`` (the passage that
+    supports the sentence, found after the answer); ``status`` is ``valid``, ``not_in_context``
+    or ``unknown`` (then only ``record_id`` names what was cited, if anything); ``supports``
+    says the passage holds the sentence (its ``score`` reaches the bar): a ``valid`` mark of the
+    model without it names a passage the model saw that does not say this; ``text`` is the
     quoted passage, ``record text[char_start:char_end]``.
   - ``passages``: every passage the answer could cite, ``{number, handle, record_id, ...,
     text, reused}``; ``reused`` passages were shown by an earlier turn of the kept history and

@@ -21,6 +21,7 @@ const CITATION_TEXT = {
   not_in_context: "not in the context the model saw",
   unknown: "no such passage: the model made it up",
 };
+const NOT_HOLDING = "in the context sent, but it does not say this";
 const BY_TEXT = { model: "cited by the model", attribution: "found by matching the sentence to the passages" };
 
 /** True when nothing from the notebook went into the context. */
@@ -72,9 +73,12 @@ function hasSpan(citation) {
 function citeLink(citation) {
   const where = citation.title || citation.record_id || citation.written || "?";
   const label = citation.number ? String(citation.number) : citation.written || "?";
-  const what = `${CITATION_TEXT[citation.status] || citation.status}; ${BY_TEXT[citation.by] || citation.by}`;
+  // A passage the model saw but that does not hold the sentence: shown, never counted as a citation.
+  const holds = citation.supports !== false;
+  const status = holds ? CITATION_TEXT[citation.status] || citation.status : NOT_HOLDING;
+  const what = `${status}; ${BY_TEXT[citation.by] || citation.by}`;
   const attrs = {
-    class: `cite passage ${citation.status} by-${citation.by}`,
+    class: `cite passage ${citation.status} by-${citation.by}${holds ? "" : " not-holding"}`,
     dataset: {
       status: citation.status,
       by: citation.by,
@@ -97,7 +101,7 @@ export function citedPassages(done) {
   const found = new Map();
   for (const sentence of done.sentences) {
     for (const citation of sentence.citations) {
-      if (citation.status !== "valid" || !hasSpan(citation) || !citation.number) continue;
+      if (citation.status !== "valid" || citation.supports === false || !hasSpan(citation) || !citation.number) continue;
       const seen = found.get(citation.number);
       if (seen) seen.by.add(citation.by);
       else found.set(citation.number, { ...citation, by: new Set([citation.by]) });
