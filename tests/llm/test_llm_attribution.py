@@ -21,6 +21,7 @@ from open_notebook.llm import (
     check_coverage,
     numbers_in,
 )
+from open_notebook.llm._support import SUPPORT_BAR
 
 pytestmark = pytest.mark.slow
 
@@ -144,3 +145,20 @@ def test_a_bare_fragment_is_read_with_its_question(scorer: SupportScorer) -> Non
     assert fragment.citations[0].passage == PASSAGES[0]
     [wrong] = attribute("Oven.", CitationIndex(visible=PASSAGES), scorer, question=question)
     assert wrong.status is SupportStatus.UNSUPPORTED
+
+
+def test_a_question_of_two_parts_is_covered_by_the_two_passages_that_answer_them(
+    scorer: SupportScorer,
+) -> None:
+    question = (
+        "What does a ripe starter smell like, and how hot is the oven when the loaf is baked?"
+    )
+    alone = scorer.score([question], [one.text for one in PASSAGES]).scores[0]
+    assert max(alone) < SUPPORT_BAR  # neither passage answers the whole question
+    check = check_coverage(question, PASSAGES, scorer)
+    assert check.coverage is Coverage.OK and check.score >= SUPPORT_BAR
+    # Pooling gives a question about something else nothing: its words are in neither passage.
+    other = check_coverage(
+        "Who were the Normans descended from, and where did they settle?", PASSAGES, scorer
+    )
+    assert other.coverage is Coverage.LOW

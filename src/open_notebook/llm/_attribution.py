@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
+import numpy as np
+
 from open_notebook.llm._citations import CitationStatus, Mark, Ref, RefKind, parse_marks
 from open_notebook.llm._passages import NumberedPassage
 from open_notebook.llm._support import SUPPORT_BAR, SupportMatrix, SupportScorer
@@ -125,11 +127,24 @@ class CoverageCheck:
 def check_coverage(
     question: str, passages: Sequence[NumberedPassage], scorer: SupportScorer
 ) -> CoverageCheck:
-    """``low`` when no passage supports the question at the bar a sentence needs."""
+    """``low`` when neither one passage nor the best two together support the question at the
+    bar a sentence needs.
+
+    A question of two parts ("why is it dense, and how does temperature matter?") is often
+    answered by two passages, each holding half of its words; judged one passage at a time it
+    would read as uncovered. The two best passages are therefore also judged as one text (their
+    words and numbers pooled, the closer sentence's meaning), which a question about something
+    else does not gain from: its words are in neither.
+    """
     if not passages:
         return CoverageCheck(Coverage.LOW, 0.0, None)
-    matrix = scorer.score([question], [one.text for one in passages])
+    texts = [one.text for one in passages]
+    matrix = scorer.score([question], texts)
     column, score = matrix.best(0)
+    if len(passages) > 1:
+        first, second = np.argsort(-matrix.scores[0], kind="stable")[:2]
+        pooled = scorer.score([question], [f"{texts[first]}\n{texts[second]}"])
+        score = max(score, pooled.best(0)[1])
     level = Coverage.OK if score >= SUPPORT_BAR else Coverage.LOW
     return CoverageCheck(level, score, passages[column])
 
