@@ -15,7 +15,9 @@ A sentence ends:
 
 * after CJK end marks (。！？．, with or without a space after them, closing quotes included),
   except a full-width period after one Latin letter (an initial: ``A．Ｌ．纳戴``);
-* at a line break (hard-wrapped text splits there too).
+* at a line break, unless the next line starts with a lowercase letter after a line that does
+  not end a sentence (``cold will\nsimply need``): hard-wrapped prose goes on there, while a
+  heading, a list item or a line of its own starts with a capital, a marker or a digit.
 
 Spans are whitespace-trimmed and never empty.
 """
@@ -65,6 +67,8 @@ def _continues(text: str, mark: re.Match[str], stop: int) -> bool:
         before = text[mark.start() - 2 : mark.start()]
         return len(before) == 2 and _latin_letter(before[1]) and not before[0].isalpha()
     index = mark.end()
+    if mark.group() == "\n":
+        return index < stop and text[index].islower() and _line_goes_on(text, mark.start())
     while index < stop and text[index] in " \t":
         index += 1
     if not (index < stop and index > mark.end()):
@@ -86,6 +90,12 @@ def _continues(text: str, mark: re.Match[str], stop: int) -> bool:
     if folded in _TITLES and (following.isupper() or following.isdigit()):
         return True
     return folded in _REFERENCES and (following.isdigit() or following == "(")
+
+
+def _line_goes_on(text: str, end: int) -> bool:
+    """The line ending at ``end`` stops mid-sentence: its last character is no end mark."""
+    line = text[text.rfind("\n", 0, end) + 1 : end].rstrip()
+    return bool(line) and _SENTENCE_END.search(line + " ", len(line) - 1) is None
 
 
 def _latin_letter(char: str) -> bool:

@@ -250,6 +250,29 @@ def test_sentences_go_on_after_initials_titles_and_references() -> None:
     assert split("还有、A．Ｌ．纳戴等。下一句。") == ["还有、A．Ｌ．纳戴等。", "下一句。"]
 
 
+def test_hard_wrapped_prose_is_one_sentence_and_lines_of_their_own_are_not() -> None:
+    def split(text: str) -> list[str]:
+        return [text[a:b] for a, b in sentences(text)]
+
+    wrapped = (
+        "A dough that is cold will\nsimply need more time, cut short by a\ncold kitchen. Next."
+    )
+    assert split(wrapped) == [wrapped[: wrapped.index(" Next")], "Next."]
+    # A heading, list items, a line that ended its sentence and a new paragraph still split.
+    assert split("# Dense loaves\nWhy they happen\n- cold kitchen\n- short proof") == [
+        "# Dense loaves",
+        "Why they happen",
+        "- cold kitchen",
+        "- short proof",
+    ]
+    assert split("It ends here.\nlowercase goes on as its own.\n\nnew paragraph") == [
+        "It ends here.",
+        "lowercase goes on as its own.",
+        "new paragraph",
+    ]
+    assert split("第一行\n第二行") == ["第一行", "第二行"]
+
+
 def test_a_long_title_is_cut_in_the_label_and_kept_in_the_manifest() -> None:
     title = "Annual report on the icing of turbine blades in the wet northern winters of 2024"
     chunks = chunked(record("report", title), ANSWER, per_chunk=1)
