@@ -142,9 +142,8 @@ def check_coverage(
     matrix = scorer.score([question], texts)
     column, score = matrix.best(0)
     if len(passages) > 1:
-        first, second = np.argsort(-matrix.scores[0], kind="stable")[:2]
-        pooled = scorer.score([question], [f"{texts[first]}\n{texts[second]}"])
-        score = max(score, pooled.best(0)[1])
+        best_two = [int(one) for one in np.argsort(-matrix.scores[0], kind="stable")[:2]]
+        score = max(score, scorer.pooled(question, texts, matrix, best_two))
     level = Coverage.OK if score >= SUPPORT_BAR else Coverage.LOW
     return CoverageCheck(level, score, passages[column])
 

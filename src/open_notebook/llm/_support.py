@@ -85,6 +85,15 @@ class SupportMatrix:
         return column, float(self.scores[row, column])
 
 
+def _combined(
+    weight: np.ndarray | float, semantic: np.ndarray | float, lexical: np.ndarray | float
+) -> np.ndarray | float:
+    """Support from the two opinions: shared words always, meaning as far as the embedder reads
+    both texts' scripts (``weight`` 0..1)."""
+    combined: np.ndarray | float = (weight * semantic + lexical) / (1.0 + weight)
+    return combined
+
+
 class SupportScorer:
     """Scores texts against passages with one embedder (``None``: the lexical opinion alone)."""
 
@@ -120,9 +129,29 @@ class SupportScorer:
             [[self._readable(text) * self._readable(one) for one in passages] for text in texts],
             dtype=np.float64,
         ).reshape(shape)
-        scores = (weight * semantic + lexical) / (1.0 + weight)
-        scores = np.where(allowed, scores, 0.0)
+        scores = np.where(allowed, _combined(weight, semantic, lexical), 0.0)
         return SupportMatrix(scores, lexical, semantic)
+
+    def pooled(
+        self,
+        text: str,
+        passages: Sequence[str],
+        matrix: SupportMatrix,
+        columns: Sequence[int],
+    ) -> float:
+        """Support of ``text`` (the one text ``matrix`` scored against ``passages``) by the
+        ``columns`` read as one text: their words and numbers pooled, the meaning of the closest
+        sentence among them (the matrix's semantic opinion is already that maximum, so nothing is
+        embedded again)."""
+        chosen = [passages[column] for column in columns]
+        if not numbers_in(text) <= frozenset().union(*(numbers_in(one) for one in chosen)):
+            return 0.0
+        wanted = self.terms(text)
+        held = frozenset().union(*(self.terms(one) for one in chosen))
+        lexical = len(wanted & held) / len(wanted) if wanted else 0.0
+        semantic = max(float(matrix.semantic[0, column]) for column in columns)
+        weight = self._readable(text) * self._readable("\n".join(chosen))
+        return float(_combined(weight, semantic, lexical))
 
     def _semantic(self, texts: Sequence[str], passages: Sequence[str]) -> np.ndarray:
         shape = (len(texts), len(passages))
