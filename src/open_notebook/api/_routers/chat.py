@@ -57,6 +57,7 @@ from open_notebook.chat import (
     ask_notebook,
     chat_with_source,
     notebook_context_factory,
+    source_context_factory,
 )
 from open_notebook.errors import ConfigurationError, OpenNotebookError
 from open_notebook.llm import LanguageModel
@@ -181,6 +182,7 @@ async def chat_source(
         settings,
         embedder=embedder,
         graph=state.chat_graph,
+        context=source_context_factory(store, state.counter),
         source_id=source_id,
         question=body.question,
         session_id=body.session_id,
