@@ -87,7 +87,7 @@ async def open_services(
         ConfigurationError: the embedding model is missing or misconfigured.
     """
     owned_store = store is None
-    opened = store if store is not None else await open_store(settings)
+    opened = store if store is not None else await open_store(settings, long_lived=True)
     try:
         model = embedder if embedder is not None else await _open_embedder(settings)
         counter = BpeTokenCounter(settings.tokenizer)

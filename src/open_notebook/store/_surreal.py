@@ -68,11 +68,13 @@ class SurrealStore:
         await self.db.close()
 
 
-async def open_store(settings: Settings) -> SurrealStore:
+async def open_store(settings: Settings, *, long_lived: bool = False) -> SurrealStore:
     """Open the configured database (migrated) and the store over it; close it when done.
+
+    ``long_lived``: the caller holds the store for its lifetime (see :func:`open_database`).
 
     Raises:
         DatabaseLockedError: the embedded database belongs to another process.
         DatabaseError: the database cannot be reached.
     """
-    return SurrealStore(await open_database(settings))
+    return SurrealStore(await open_database(settings, long_lived=long_lived))
