@@ -14,6 +14,7 @@ from open_notebook.context import (
     assemble_passages,
     pack_chunks,
 )
+from open_notebook.context._passages import units_of
 from open_notebook.search import query_terms
 from open_notebook.segment import sentences
 from open_notebook.tokens import BpeTokenCounter
@@ -341,3 +342,40 @@ def test_a_record_search_found_about_as_good_comes_before_more_of_the_first() ->
     assert ANSWER_TWO in far.rendered
     for result in (close, far):
         assert result.total_tokens == COUNTER.count(result.rendered) <= room
+
+
+def test_a_long_sentence_that_answers_is_sent_rather_than_short_filler_before_it() -> None:
+    # Greedy by value per token fills the room with a short matching record and the cheap
+    # filler sentence of the first one; tried first, the long answer alone holds more.
+    answer = (
+        "Rime ice builds on the leading edge of the turbine blades within an hour whenever "
+        "supercooled fog drifts across the ridge at dawn."
+    )
+    study = chunked(
+        record("a", "Icing"),
+        f"{answer} The ridge road was paved in spring 0.",
+        per_chunk=2,
+        overlap=0,
+    )
+    log = chunked(record("b", "Log"), "Blades iced 0. Blades iced 1.", per_chunk=2, overlap=0)
+    chunks = _scored(ranked([study[0], log[0]], [0, 1]), [1.0, 0.9])
+    result = _assemble(chunks, "when does rime ice build on turbine blades?", 46)
+    assert answer in result.rendered
+    assert "paved" not in result.rendered
+    assert result.total_tokens == COUNTER.count(result.rendered) <= 46
+
+
+def test_a_records_worth_falls_with_how_far_its_best_hit_is_above_the_background() -> None:
+    first = chunked(record("first", "First"), "The blades ice over.", per_chunk=1, overlap=0)
+    second = chunked(record("second", "Second"), "The blades turn.", per_chunk=1, overlap=0)
+    question = query_terms("when do the blades ice over?")
+    worth = {}
+    for score in (0.9, 0.1):
+        chunks = _scored(ranked([*first, *second], [0, 1]), [1.0, score])
+        units = units_of(chunks, question, type_weights={"source": 1.0})
+        worth[score] = {unit.record.id: unit.worth for unit in units}
+    assert worth[0.9]["source:first"] == worth[0.1]["source:first"] == 1.0
+    # Same rank, nine times closer to the background: worth (prior x score share) falls by
+    # 9 x sqrt(9) = 27, not only by the prior's sqrt(9).
+    ratio = worth[0.9]["source:second"] / worth[0.1]["source:second"]
+    assert abs(ratio - 27.0) < 1e-9

@@ -2,18 +2,24 @@
 
 Units (:mod:`open_notebook.context._passages`) are chosen greedily by marginal gain per marginal
 token, the classic rule for a budgeted (submodular) coverage. A unit's gain is its value, and for
-the first unit of a record also the record's own worth, ``RECORD_SHARE`` times the prior of its
-best chunk: a question's evidence may span several documents (many relevant abstracts, a report
-in several articles), and a context that holds text of each relevant record holds more of it than
-one that holds a fourth sentence of the first. It counts once per record, so the budget reaches
-the records search found about as good as the best before it deepens any one of them, while a
-record far below the best (a prior that falls with its score) adds little. A unit's marginal
+the first unit of a record also the record's own worth, ``RECORD_SHARE`` times the unit's
+``worth`` (its chunk's prior times its score share): a question's evidence may span several
+documents (many relevant abstracts, a report in several articles), and a context that holds text
+of each relevant record holds more of it than one that holds a fourth sentence of the first. It
+counts once per record, so the budget reaches the records search found about as good as the best
+before it deepens any one of them, while a record whose best hit barely stands above the
+background (one that shares a common word with the question) adds little. A unit's marginal
 tokens are its text's plus what it adds to the rendering: a record's first unit pays for the
 record's label, a unit that does not continue a chosen neighbour pays for a passage handle and a
 gap marker, a unit next to a chosen one pays for its text only (so, as the budget grows,
 passages grow around what was chosen into the surrounding sentences before new places are
 opened), and a unit between two chosen ones saves the handle and gap marker it closes (a short
 sentence there is sent even when its own value is below the floor: it costs nothing).
+
+Greedy by ratio can pass over a long unit worth more than the short ones that fill the room
+before it (the knapsack's weak spot), so the selection is also run with each of the few most
+valuable units chosen first (partial enumeration, as for budgeted maximum coverage), and the
+choice of greatest total gain (:func:`evidence_gain`) is sent.
 
 A unit adds nothing when it repeats a chosen one (same words, or a near-duplicate by word
 shingles) or when its value is far below the best unit's (``floor``): the context then stops
@@ -23,7 +29,8 @@ short of the budget rather than fill it with text the question gives no reason f
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
@@ -34,8 +41,8 @@ from open_notebook.context._text import SHINGLE_WORDS, normalized_words
 
 # Units worth less than this share of the best unit's value are not offered room.
 DEFAULT_FLOOR: Final = 1 / 64
-# What having any text of a record is worth, as a share of its best chunk's prior (the value of
-# all of that chunk's sentences): see the module docstring.
+# What having any text of a record is worth, as a share of its best unit's worth (a chunk's prior
+# is the value of all of that chunk's sentences): see the module docstring.
 RECORD_SHARE: Final = 0.5
 
 
@@ -174,10 +181,13 @@ def pick(
     near_threshold: float | None = 0.8,
     group_cap: int | None = None,
     wording: Wording | None = None,
+    lifts: Mapping[str, float] | None = None,
+    seed: int | None = None,
 ) -> Picked:
     """Choose units for ``budget`` tokens (as estimated from ``costs``; the caller counts the
     rendered text and gives back what does not fit). ``group_cap`` bounds the tokens of one
-    source with its insights (or of one note)."""
+    source with its insights (or of one note). ``lifts`` are :func:`record_lifts` of ``units``
+    (worked out when not given); ``seed`` is a unit offered before any other."""
     layout = _Layout(units)
     best = max((unit.value for unit in units), default=0.0)
     left_out: dict[int, Reason] = {}
@@ -189,7 +199,7 @@ def pick(
     seen = _Seen(near_threshold, wording)
     tokens = [costs.unit(unit) for unit in units]
 
-    lift = _record_lifts(units, wording)
+    lift = record_lifts(units, wording) if lifts is None else lifts
 
     def gain(index: int) -> float:
         unit = units[index]
@@ -215,7 +225,7 @@ def pick(
     def offer(index: int) -> None:
         version[index] += 1
         # Ties: the higher value, then text order of the best chunks (deterministic).
-        ratio = gain(index) / max(1, cost(index))
+        ratio = math.inf if index == seed else gain(index) / max(1, cost(index))
         heapq.heappush(heap, (-ratio, index, version[index]))
 
     for index, unit in enumerate(units):
@@ -279,9 +289,23 @@ def pick(
     return Picked(tuple(chosen), left_out, duplicate_of, _stop(left_out), tuple(tokens))
 
 
-def _record_lifts(units: Sequence[Unit], wording: Wording) -> dict[str, float]:
-    """What a record's first unit's value is multiplied by: ``1 + RECORD_SHARE x prior / value``
-    of the record's best unit, so that unit gains ``RECORD_SHARE x prior`` and the record's other
+def evidence_gain(
+    units: Sequence[Unit], chosen: Iterable[int], lifts: Mapping[str, float]
+) -> float:
+    """What a choice of units holds, as :func:`pick` counts it: their values, and for each record
+    its lift on its most valuable chosen unit (its worth, scaled as that unit is)."""
+    total = 0.0
+    top: dict[str, float] = {}
+    for index in chosen:
+        unit = units[index]
+        total += unit.value
+        top[unit.record.id] = max(top.get(unit.record.id, 0.0), unit.value)
+    return total + sum(value * (lifts.get(record, 1.0) - 1.0) for record, value in top.items())
+
+
+def record_lifts(units: Sequence[Unit], wording: Wording) -> dict[str, float]:
+    """What a record's first unit's value is multiplied by: ``1 + RECORD_SHARE x worth / value``
+    of the record's best unit, so that unit gains ``RECORD_SHARE x worth`` and the record's other
     units keep their order (the record's worth does not make a weaker sentence its first).
 
     Units whose text another unit holds with more value do not count: a record that only repeats
@@ -300,7 +324,7 @@ def _record_lifts(units: Sequence[Unit], wording: Wording) -> dict[str, float]:
         if kept_unit is None or unit.value > kept_unit.value:
             best[unit.record.id] = unit
     return {
-        record: 1.0 + RECORD_SHARE * unit.prior / unit.value
+        record: 1.0 + RECORD_SHARE * unit.worth / unit.value
         for record, unit in best.items()
         if unit.value > 0
     }

@@ -16,12 +16,23 @@ A unit's value estimates how likely it is to hold what the question asks for:
   Search already weighs the question's terms (BM25 in the fusion, CJK n-grams included): a
   second, term-count ranking of the chunks is not added to it (it lifted long chunks that hold
   many common words over the hits search put first, and held fewer of the judged documents);
-* how the chunk's relevance spreads over its sentences: half in proportion to length (the chunk
-  as a whole was found relevant), half in proportion to the question's idf-weighted terms a
-  sentence holds. A term every candidate holds (the topic word) tells little.
+* how the chunk's relevance spreads over its sentences: half by size (the chunk as a whole was
+  found relevant), half in proportion to the question's idf-weighted terms a sentence holds. A
+  term every candidate holds (the topic word) tells little. A sentence's size is the square root
+  of its length: a sentence twice as long is still one statement (its added words are mostly
+  qualifiers), so in proportion to length a chunk's relevance went mostly to its long sentences
+  and the short one that answers after a matching one ("It in turn evolved into Modern English.")
+  ranked below a weaker chunk's sentences.
 
 ``value = type weight x max over its chunks (prior x share)``. Expected evidence per token is then
 ``value / tokens``, which :mod:`open_notebook.context._evidence` maximizes within the budget.
+
+A unit's ``worth`` is what having any text of its record is worth (the record coverage of
+:mod:`open_notebook.context._evidence`): the type-weighted prior of its best chunk times that
+chunk's score share. The share enters once more because a record's worth is a bet that the record
+is relevant at all, and the fused score says how far above the background (the search's depth) its
+best hit stands: a record whose best hit only shares a common term scores near the background and
+is worth little, however high its rank among few candidates put it.
 """
 
 from __future__ import annotations
@@ -35,9 +46,9 @@ from open_notebook.context._model import Candidate
 from open_notebook.search import WordTerms, words
 from open_notebook.segment import sentences
 
-# Half of a chunk's relevance follows its sentences' lengths, half the question's terms in them:
+# Half of a chunk's relevance follows its sentences' sizes, half the question's terms in them:
 # neither signal is trusted over the other.
-LENGTH_SHARE: Final = 0.5
+SIZE_SHARE: Final = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +91,8 @@ class Unit:
     whole: bool = False
     # The record's text between the previous unit of the same segment and this one.
     before: str = ""
-    # The type-weighted prior of ``chunk``: how likely the chunk (so its record) is relevant.
-    prior: float = 0.0
+    # What any text of the record is worth through this unit (see the module docstring).
+    worth: float = 0.0
 
 
 @dataclass(slots=True)
@@ -216,27 +227,28 @@ def units_of(
     _analyze(drafts, terms)
     idf = _idf([draft.terms for draft in drafts], terms)
     matched = [sum(idf.get(term, 0.0) for term in draft.terms) for draft in drafts]
-    # What each chunk holds: its units' lengths and term weights, to spread its relevance.
-    lengths: dict[int, float] = {}
+    # What each chunk holds: its units' sizes and term weights, to spread its relevance.
+    sizes: dict[int, float] = {}
     weights: dict[int, float] = {}
     for draft, match in zip(drafts, matched, strict=True):
         for chunk in draft.chunks:
             key = id(chunk)
-            lengths[key] = lengths.get(key, 0.0) + len(draft.text)
+            sizes[key] = sizes.get(key, 0.0) + _size(draft.text)
             weights[key] = weights.get(key, 0.0) + match
-    priors = _priors(chunks)
+    shares = _score_shares(chunks)
+    priors = _priors(chunks, shares)
     units: list[Unit] = []
     for draft, match in zip(drafts, matched, strict=True):
         best: tuple[float, RankedChunk] | None = None
         for chunk in draft.chunks:
             key = id(chunk)
-            share = _share(len(draft.text), match, lengths[key], weights[key])
+            share = _share(_size(draft.text), match, sizes[key], weights[key])
             value = share * priors[key]
             if best is None or value > best[0]:
                 best = (value, chunk)
         assert best is not None
         weight = type_weights.get(draft.record.type.value, 1.0)
-        prior = weight * max(priors[id(chunk)] for chunk in draft.chunks)
+        worth = weight * max(_worth(priors[id(one)], shares[id(one)]) for one in draft.chunks)
         units.append(
             Unit(
                 draft.record,
@@ -249,27 +261,42 @@ def units_of(
                 draft.segment,
                 draft.whole,
                 draft.before,
-                prior,
+                worth,
             )
         )
     return units
 
 
-def _priors(chunks: Sequence[RankedChunk]) -> dict[int, float]:
-    """Each chunk's prior: ``sqrt(1 / rank x score / best score)``, or ``1 / rank`` unscored."""
+def _size(text: str) -> float:
+    """How much of its chunk's relevance a sentence's length claims (see the module docstring)."""
+    return math.sqrt(len(text))
+
+
+def _score_shares(chunks: Sequence[RankedChunk]) -> dict[int, float | None]:
+    """Each chunk's fused score over the best one (``None``: no score to compare)."""
     best = max((one.score for one in chunks if one.score is not None), default=0.0)
+    return {
+        id(one): max(one.score, 0.0) / best if one.score is not None and best > 0 else None
+        for one in chunks
+    }
+
+
+def _priors(chunks: Sequence[RankedChunk], shares: dict[int, float | None]) -> dict[int, float]:
+    """Each chunk's prior: ``sqrt(1 / rank x score / best score)``, or ``1 / rank`` unscored."""
     priors: dict[int, float] = {}
     for one in chunks:
-        prior = 1.0 / one.rank
-        if one.score is not None and best > 0:
-            prior = math.sqrt(prior * max(one.score, 0.0) / best)
-        priors[id(one)] = prior
+        share = shares[id(one)]
+        priors[id(one)] = 1.0 / one.rank if share is None else math.sqrt(share / one.rank)
     return priors
 
 
-def _share(length: float, match: float, total_length: float, total_match: float) -> float:
+def _worth(prior: float, share: float | None) -> float:
+    return prior if share is None else prior * share
+
+
+def _share(size: float, match: float, total_size: float, total_match: float) -> float:
     """The part of its chunk's relevance a unit holds (the shares of a chunk's units add to 1)."""
-    by_length = length / total_length if total_length else 0.0
+    by_size = size / total_size if total_size else 0.0
     if total_match <= 0:
-        return by_length
-    return LENGTH_SHARE * by_length + (1.0 - LENGTH_SHARE) * match / total_match
+        return by_size
+    return SIZE_SHARE * by_size + (1.0 - SIZE_SHARE) * match / total_match

@@ -10,6 +10,7 @@ Records follow the value of their best passage, so the strongest evidence comes 
 from __future__ import annotations
 
 import contextlib
+import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
@@ -22,7 +23,9 @@ from open_notebook.context._evidence import (
     Reason,
     Stop,
     Wording,
+    evidence_gain,
     pick,
+    record_lifts,
 )
 from open_notebook.context._model import Candidate, Dropped, RenderFormat
 from open_notebook.context._passage_manifest import manifest_hash, passage_manifest
@@ -36,6 +39,8 @@ _MIN_CUT_TOKENS: Final = 4
 # Selections made in all: the first, then again with the room the first left (see below).
 _REFILLS: Final = 3
 _MIN_SLACK: Final = 8
+# The most valuable units each tried as a selection's first choice (partial enumeration).
+_SEEDS: Final = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,29 +123,44 @@ def assemble_passages(
         with contextlib.suppress(BudgetTooSmallError):
             cut = _cut_best(units, best, counter, fmt, budget)
             return _assembled(chunks, units, best, pre_dropped, *cut)
-    limit = budget if budget is not None else sum(costs.unit(unit) for unit in units) * 2 + 1_000
-    fitted: _Fitted | None = None
     wording = Wording(units)
-    for _ in range(_REFILLS):
-        picked = pick(
-            units,
-            budget=limit,
-            costs=costs,
-            floor=floor,
-            near_threshold=near_threshold,
-            group_cap=group_cap,
-            wording=wording,
-        )
-        found = _fit(units, picked, best, counter, fmt, budget)
-        if fitted is None or found.value > fitted.value:
-            fitted = found
-        # Costs are charged part by part and come out a little high (a handle's suffix, a
-        # separator, tokens merged across a join): the room left is offered once more.
-        slack = (budget or 0) - found.total
-        if budget is None or slack < _MIN_SLACK or group_cap is not None:
-            break
-        limit += slack
-    assert fitted is not None
+    lifts = record_lifts(units, wording)
+
+    def select(seed: int | None) -> _Fitted:
+        limit = budget if budget is not None else sum(map(costs.unit, units)) * 2 + 1_000
+        fitted: _Fitted | None = None
+        for _ in range(_REFILLS):
+            picked = pick(
+                units,
+                budget=limit,
+                costs=costs,
+                floor=floor,
+                near_threshold=near_threshold,
+                group_cap=group_cap,
+                wording=wording,
+                lifts=lifts,
+                seed=seed,
+            )
+            found = _fit(units, picked, best, counter, fmt, budget, lifts)
+            if fitted is None or found.value > fitted.value:
+                fitted = found
+            # Costs are charged part by part and come out a little high (a handle's suffix, a
+            # separator, tokens merged across a join): the room left is offered once more.
+            slack = (budget or 0) - found.total
+            if budget is None or slack < _MIN_SLACK or group_cap is not None:
+                break
+            limit += slack
+        assert fitted is not None
+        return fitted
+
+    fitted = select(None)
+    if budget is not None:
+        # Each of the most valuable units not chosen is tried as the first choice (see
+        # :mod:`open_notebook.context._evidence`): the choice holding the most gain is sent.
+        for seed in _seeds(units, lifts, fitted.picked.chosen):
+            found = select(seed)
+            if found.value > fitted.value:
+                fitted = found
     if not fitted.picked.chosen and units and budget is not None:
         # The selection charges costs a little high, so a budget within a few tokens of the
         # cheapest passage can leave it empty: the units are cut to fit, best first, and the
@@ -175,6 +195,7 @@ def _fit(
     counter: TokenCounter,
     fmt: RenderFormat,
     budget: int | None,
+    lifts: Mapping[str, float],
 ) -> _Fitted:
     """Render the chosen units and count them; while over budget, the least valuable goes."""
     chosen = list(picked.chosen)
@@ -190,9 +211,19 @@ def _fit(
         weakest = min(chosen, key=lambda index: (units[index].value, -index))
         chosen.remove(weakest)
         left_out[weakest] = Reason.BUDGET
-    value = sum(units[index].value for index in chosen)
     picked = replace(picked, chosen=tuple(chosen), left_out=left_out)
-    return _Fitted(picked, blocks, rendered, total, value)
+    return _Fitted(picked, blocks, rendered, total, evidence_gain(units, chosen, lifts))
+
+
+def _seeds(units: Sequence[Unit], lifts: Mapping[str, float], chosen: Iterable[int]) -> list[int]:
+    """The most valuable units (their record's lift included) that a selection left out."""
+    taken = set(chosen)
+    ranked = heapq.nsmallest(
+        _SEEDS,
+        range(len(units)),
+        key=lambda index: (-units[index].value * lifts.get(units[index].record.id, 1.0), index),
+    )
+    return [index for index in ranked if index not in taken]
 
 
 def _alone(unit: Unit, costs: Costs) -> int:
