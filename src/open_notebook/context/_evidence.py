@@ -17,9 +17,9 @@ opened), and a unit between two chosen ones saves the handle and gap marker it c
 sentence there is sent even when its own value is below the floor: it costs nothing).
 
 Greedy by ratio can pass over a long unit worth more than the short ones that fill the room
-before it (the knapsack's weak spot), so the selection is also run with each of the few most
-valuable units chosen first (partial enumeration, as for budgeted maximum coverage), and the
-choice of greatest total gain (:func:`evidence_gain`) is sent.
+before it (the knapsack's weak spot), so the selection is run again with each of the few most
+valuable units it left out chosen first (partial enumeration, as for budgeted maximum coverage),
+and the choice of greatest total gain (:func:`evidence_gain`) is sent.
 
 A unit adds nothing when it repeats a chosen one (same words, or a near-duplicate by word
 shingles) or when its value is far below the best unit's (``floor``): the context then stops
