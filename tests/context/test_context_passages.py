@@ -379,3 +379,16 @@ def test_a_records_worth_falls_with_how_far_its_best_hit_is_above_the_background
     # 9 x sqrt(9) = 27, not only by the prior's sqrt(9).
     ratio = worth[0.9]["source:second"] / worth[0.1]["source:second"]
     assert abs(ratio - 27.0) < 1e-9
+
+
+def test_the_questions_terms_next_to_each_other_count_as_a_phrase() -> None:
+    apart = "Time and again a polynomial bound appears."
+    together = "A polynomial time bound appears again."
+    chunks = chunked(record("notes", "Notes"), f"{apart} {together}", per_chunk=2)
+    units = units_of(
+        ranked(chunks, [0]), query_terms("what is polynomial time?"), type_weights={"source": 1.0}
+    )
+    value = {unit.text: unit.value for unit in units}
+    assert value[together] > value[apart]
+    # The same terms, and the phrase's sentence is no longer: only the phrase lifts it.
+    assert len(together) <= len(apart)

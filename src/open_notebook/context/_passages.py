@@ -18,11 +18,14 @@ A unit's value estimates how likely it is to hold what the question asks for:
   many common words over the hits search put first, and held fewer of the judged documents);
 * how the chunk's relevance spreads over its sentences: half by size (the chunk as a whole was
   found relevant), half in proportion to the question's idf-weighted terms a sentence holds. A
-  term every candidate holds (the topic word) tells little. A sentence's size is the square root
-  of its length: a sentence twice as long is still one statement (its added words are mostly
-  qualifiers), so in proportion to length a chunk's relevance went mostly to its long sentences
-  and the short one that answers after a matching one ("It in turn evolved into Modern English.")
-  ranked below a weaker chunk's sentences.
+  term every candidate holds (the topic word) tells little. Two of the question's terms next to
+  each other (stop words aside) that a sentence holds next to each other too are a phrase of the
+  question, counted as one more term of their mean idf: "Los Angeles", "polynomial time",
+  "Anglo-Norman language" together say more than the same words apart. A sentence's size is the
+  square root of its length: a sentence twice as long is still one statement (its added words
+  are mostly qualifiers), so in proportion to length a chunk's relevance went mostly to its long
+  sentences and the short one that answers after a matching one ("It in turn evolved into Modern
+  English.") ranked below a weaker chunk's sentences.
 
 ``value = type weight x max over its chunks (prior x share)``. Expected evidence per token is then
 ``value / tokens``, which :mod:`open_notebook.context._evidence` maximizes within the budget.
@@ -38,7 +41,7 @@ is worth little, however high its rank among few candidates put it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -135,6 +138,7 @@ class _Draft:
     whole: bool
     before: str = ""
     terms: frozenset[str] = frozenset()
+    phrases: frozenset[tuple[str, str]] = frozenset()
 
 
 def _drafts(chunks: Sequence[RankedChunk]) -> list[_Draft]:
@@ -198,11 +202,16 @@ def term_scores(texts: Sequence[str], question: Iterable[str]) -> list[float]:
     return [sum(idf.get(term, 0.0) for term in found) for found in held]
 
 
-def _analyze(drafts: list[_Draft], question: frozenset[str]) -> None:
-    for draft, terms in zip(
-        drafts, question_terms_in([d.text for d in drafts], question), strict=True
-    ):
-        draft.terms = terms
+def _analyze(drafts: list[_Draft], question: Sequence[str]) -> None:
+    """Each draft's question terms and phrases (each distinct word analyzed once)."""
+    terms = frozenset(question)
+    pairs = frozenset(zip(question, question[1:], strict=False))
+    by_draft = [words(draft.text) for draft in drafts]
+    terms_of = WordTerms().many({word for found in by_draft for word in found})
+    for draft, found in zip(drafts, by_draft, strict=True):
+        sequence = [term for word in found for term in terms_of[word]]
+        draft.terms = terms.intersection(sequence)
+        draft.phrases = pairs.intersection(zip(sequence, sequence[1:], strict=False))
 
 
 def _idf(held: Sequence[frozenset[str]], question: frozenset[str]) -> dict[str, float]:
@@ -223,10 +232,10 @@ def units_of(
     ``type_weights`` the weight of each item type by its name, scaled so the largest is 1.
     """
     drafts = _drafts(chunks)
-    terms = frozenset(question)
-    _analyze(drafts, terms)
-    idf = _idf([draft.terms for draft in drafts], terms)
-    matched = [sum(idf.get(term, 0.0) for term in draft.terms) for draft in drafts]
+    ordered = tuple(question)
+    _analyze(drafts, ordered)
+    idf = _idf([draft.terms for draft in drafts], frozenset(ordered))
+    matched = [_matched(draft, idf) for draft in drafts]
     # What each chunk holds: its units' sizes and term weights, to spread its relevance.
     sizes: dict[int, float] = {}
     weights: dict[int, float] = {}
@@ -265,6 +274,13 @@ def units_of(
             )
         )
     return units
+
+
+def _matched(draft: _Draft, idf: Mapping[str, float]) -> float:
+    """The idf of the question's terms a unit holds, a phrase counted as one more term."""
+    terms = sum(idf.get(term, 0.0) for term in draft.terms)
+    phrases = sum(idf.get(one, 0.0) + idf.get(two, 0.0) for one, two in draft.phrases) / 2
+    return terms + phrases
 
 
 def _size(text: str) -> float:
