@@ -181,13 +181,13 @@ def pick(
     near_threshold: float | None = 0.8,
     group_cap: int | None = None,
     wording: Wording | None = None,
-    lifts: Mapping[str, float] | None = None,
+    lifts: Mapping[str, float],
     seed: int | None = None,
 ) -> Picked:
     """Choose units for ``budget`` tokens (as estimated from ``costs``; the caller counts the
     rendered text and gives back what does not fit). ``group_cap`` bounds the tokens of one
-    source with its insights (or of one note). ``lifts`` are :func:`record_lifts` of ``units``
-    (worked out when not given); ``seed`` is a unit offered before any other."""
+    source with its insights (or of one note). ``lifts`` are :func:`record_lifts` of ``units``;
+    ``seed`` is a unit offered before any other."""
     layout = _Layout(units)
     best = max((unit.value for unit in units), default=0.0)
     left_out: dict[int, Reason] = {}
@@ -199,13 +199,11 @@ def pick(
     seen = _Seen(near_threshold, wording)
     tokens = [costs.unit(unit) for unit in units]
 
-    lift = record_lifts(units, wording) if lifts is None else lifts
-
     def gain(index: int) -> float:
         unit = units[index]
         if unit.record.id in started:
             return unit.value
-        return unit.value * lift.get(unit.record.id, 1.0)
+        return unit.value * lifts.get(unit.record.id, 1.0)
 
     def cost(index: int) -> int:
         unit = units[index]
