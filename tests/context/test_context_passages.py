@@ -14,7 +14,7 @@ from open_notebook.context import (
     assemble_passages,
     pack_chunks,
 )
-from open_notebook.context._passages import units_of
+from open_notebook.context._passages import one_edit_apart, units_of
 from open_notebook.search import query_terms
 from open_notebook.segment import sentences
 from open_notebook.tokens import BpeTokenCounter
@@ -118,8 +118,11 @@ def test_repeats_across_records_add_nothing() -> None:
     result = _assemble(offered, "turbine blades ice", None)
     assert result.rendered.count(ANSWER) == 1
     assert {one.record.id for one in result.passages} == {"source:report"}
+    # The copy's chunks repeat passages sent (or text the question gives no reason for).
     reasons = {entry["reason"] for entry in result.manifest["dropped"]}
-    assert reasons == {f"duplicate_of:{result.passages[0].handle}"}
+    repeats = {f"duplicate_of:{one.handle}" for one in result.passages}
+    assert reasons & repeats
+    assert reasons <= repeats | {"low_relevance"}
     # With little room, the copy's chunks say why they are out: the budget, not the repeats.
     small = _assemble(offered, "turbine blades ice", 120)
     assert small.rendered.count(ANSWER) == 1
@@ -392,3 +395,40 @@ def test_the_questions_terms_next_to_each_other_count_as_a_phrase() -> None:
     assert value[together] > value[apart]
     # The same terms, and the phrase's sentence is no longer: only the phrase lifts it.
     assert len(together) <= len(apart)
+
+
+def test_a_sentence_holding_the_whole_question_outranks_a_better_chunk_sharing_its_topic() -> None:
+    # Two one-sentence chunks, scored alike: the first holds only the topic word both share,
+    # the second every term of the question.
+    topic = chunked(record("topic", "Topic"), "The turbines stand on the ridge.", per_chunk=1)
+    answer = chunked(record("answer", "Answer"), "The turbines ice over in fog.", per_chunk=1)
+    chunks = _scored(ranked([*topic, *answer], [0, 1]), [1.0, 1.0])
+    units = units_of(chunks, query_terms("do turbines ice?"), type_weights={"source": 1.0})
+    value = {unit.record.id: unit.value for unit in units}
+    # Rank alone puts the first at sqrt(2) times the second; the coverage turns it round.
+    assert value["source:answer"] > value["source:topic"]
+
+
+def test_a_question_term_matches_its_variants_one_edit_away() -> None:
+    # The stemmer keeps Buddhist and Buddhism apart; a typo in the question matches nothing.
+    faith = "Buddhism has grown in the state since the census."
+    other = "Christianity has shrunk in the state since 1990s."
+    assert len(other) == len(faith)
+    chunks = chunked(record("census", "Census"), f"{other} {faith}", per_chunk=2)
+    for question in ("how many are Buddhist?", "how many are Budhism?"):
+        units = units_of(ranked(chunks, [0]), query_terms(question), type_weights={"source": 1.0})
+        value = {unit.text: unit.value for unit in units}
+        assert value[faith] > value[other], question
+    # Words that differ in their first letters are different words ("season", "reason").
+    units = units_of(
+        ranked(chunks, [0]), query_terms("how many are Cuddhism?"), type_weights={"source": 1.0}
+    )
+    value = {unit.text: unit.value for unit in units}
+    assert value[faith] <= value[other]
+
+
+def test_words_one_edit_apart() -> None:
+    for one, two in [("buddhist", "buddhism"), ("deped", "depend"), ("form", "from")]:
+        assert one_edit_apart(one, two) and one_edit_apart(two, one)
+    for one, two in [("same", "same"), ("abcde", "edcba"), ("abcdef", "abcfed"), ("ab", "abcd")]:
+        assert not one_edit_apart(one, two)

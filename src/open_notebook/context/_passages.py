@@ -27,8 +27,28 @@ A unit's value estimates how likely it is to hold what the question asks for:
   sentences and the short one that answers after a matching one ("It in turn evolved into Modern
   English.") ranked below a weaker chunk's sentences.
 
-``value = type weight x max over its chunks (prior x share)``. Expected evidence per token is then
-``value / tokens``, which :mod:`open_notebook.context._evidence` maximizes within the budget.
+* how much of the question the sentence holds: its coverage, the idf of the question's terms it
+  holds (phrases included) over the idf of all the question's terms found among the candidates,
+  enters as ``exp(coverage - 1/2)``. The term share above is relative to the chunk: a chunk's
+  best-matching sentence takes most of its term half even when it holds one common word, and a
+  sentence holding every distinctive term of the question gets no more for it in a chunk where
+  others match too. Coverage is the absolute measure: a sentence holding the whole question
+  counts ``e^(1/2)`` (about 1.65) times its chunk's share, one holding none ``e^(-1/2)`` (about
+  0.61) times, so the sentence that states what the question asks beats the first sentences of
+  better-ranked chunks that only share its topic word, while the size half still lets an
+  unmatched sentence of the best chunk in (an answer that says "it" for the question's subject);
+  centred on half the question, a sentence of typical coverage keeps the value its chunk gives it
+  next to the record coverage of :mod:`open_notebook.context._evidence`.
+
+A question's term matches a word of a sentence whose stem is one edit away from it (a letter
+added, dropped, changed, or two swapped), when both stems have five letters or more and share
+their first three: the stemmer keeps apart what a reader takes for one word (Buddhist and
+Buddhism, Australia and Australian) and a question's typo ("depedent") would match nothing.
+Search keeps exact terms; only the choice of sentences within what search found is lenient.
+
+``value = type weight x max over its chunks (prior x share x exp(coverage - 1/2))``. Expected
+evidence per token is then ``value / tokens``, which :mod:`open_notebook.context._evidence`
+maximizes within the budget.
 
 A unit's ``worth`` is what having any text of its record is worth (the record coverage of
 :mod:`open_notebook.context._evidence`): the type-weighted prior of its best chunk times that
@@ -52,6 +72,11 @@ from open_notebook.segment import sentences
 # Half of a chunk's relevance follows its sentences' sizes, half the question's terms in them:
 # neither signal is trusted over the other.
 SIZE_SHARE: Final = 0.5
+# The coverage at which a sentence keeps its chunk's share (see the module docstring).
+COVERAGE_PIVOT: Final = 0.5
+# Stems this long or longer match a question term one edit away sharing this many first letters.
+_VARIANT_MIN_LETTERS: Final = 5
+_VARIANT_PREFIX: Final = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,10 +233,48 @@ def _analyze(drafts: list[_Draft], question: Sequence[str]) -> None:
     pairs = frozenset(zip(question, question[1:], strict=False))
     by_draft = [words(draft.text) for draft in drafts]
     terms_of = WordTerms().many({word for found in by_draft for word in found})
+    variants = _variants({term for found in terms_of.values() for term in found}, terms)
     for draft, found in zip(drafts, by_draft, strict=True):
-        sequence = [term for word in found for term in terms_of[word]]
+        sequence = [variants.get(term, term) for word in found for term in terms_of[word]]
         draft.terms = terms.intersection(sequence)
         draft.phrases = pairs.intersection(zip(sequence, sequence[1:], strict=False))
+
+
+def _variants(found: Iterable[str], question: frozenset[str]) -> dict[str, str]:
+    """Each found stem that is a variant of a question's term (see the module docstring),
+    mapped onto that term."""
+    by_prefix: dict[str, list[str]] = {}
+    for term in sorted(question):
+        if len(term) >= _VARIANT_MIN_LETTERS:
+            by_prefix.setdefault(term[:_VARIANT_PREFIX], []).append(term)
+    variants: dict[str, str] = {}
+    for stem in found:
+        if len(stem) < _VARIANT_MIN_LETTERS or stem in question:
+            continue
+        for term in by_prefix.get(stem[:_VARIANT_PREFIX], ()):
+            if one_edit_apart(stem, term):
+                variants[stem] = term
+                break
+    return variants
+
+
+def one_edit_apart(one: str, two: str) -> bool:
+    """Whether two different words differ by one letter added, dropped or changed, or by two
+    neighbouring letters swapped."""
+    if one == two or abs(len(one) - len(two)) > 1:
+        return False
+    if len(one) > len(two):
+        one, two = two, one
+    same = 0
+    while same < len(one) and one[same] == two[same]:
+        same += 1
+    if len(one) < len(two):
+        return one[same:] == two[same + 1 :]
+    changed = one[same + 1 :] == two[same + 1 :]
+    swapped = (
+        one[same : same + 2] == two[same : same + 2][::-1] and one[same + 2 :] == two[same + 2 :]
+    )
+    return changed or swapped
 
 
 def _idf(held: Sequence[frozenset[str]], question: frozenset[str]) -> dict[str, float]:
@@ -246,13 +309,16 @@ def units_of(
             weights[key] = weights.get(key, 0.0) + match
     shares = _score_shares(chunks)
     priors = _priors(chunks, shares)
+    question_idf = sum(idf.values())
     units: list[Unit] = []
     for draft, match in zip(drafts, matched, strict=True):
+        coverage = match / question_idf if question_idf > 0 else 0.0
+        held = math.exp(coverage - COVERAGE_PIVOT)
         best: tuple[float, RankedChunk] | None = None
         for chunk in draft.chunks:
             key = id(chunk)
             share = _share(_size(draft.text), match, sizes[key], weights[key])
-            value = share * priors[key]
+            value = share * priors[key] * held
             if best is None or value > best[0]:
                 best = (value, chunk)
         assert best is not None
