@@ -203,39 +203,32 @@ def _drafts(chunks: Sequence[RankedChunk]) -> list[_Draft]:
     return drafts
 
 
-def question_terms_in(texts: Sequence[str], question: frozenset[str]) -> list[frozenset[str]]:
-    """The question's terms each text holds (each distinct word analyzed once)."""
-    analyzer = WordTerms()
-    by_text = [set(words(text)) for text in texts]
-    matching: dict[str, tuple[str, ...]] = {}
-    for word, terms in analyzer.many(set().union(*by_text)).items():
-        found = tuple(term for term in terms if term in question)
-        if found:
-            matching[word] = found
-    return [
-        frozenset(term for word in found.intersection(matching) for term in matching[word])
-        for found in by_text
-    ]
+def _term_sequences(texts: Sequence[str]) -> tuple[list[list[str]], set[str]]:
+    """Each text's terms in order, and every distinct term (each distinct word analyzed once)."""
+    by_text = [words(text) for text in texts]
+    terms_of = WordTerms().many({word for found in by_text for word in found})
+    distinct = {term for found in terms_of.values() for term in found}
+    return [[term for word in found for term in terms_of[word]] for found in by_text], distinct
 
 
 def term_scores(texts: Sequence[str], question: Iterable[str]) -> list[float]:
     """Each text's sum of the idf of the question's terms it holds (idf among ``texts``): how a
     record's chunks are ranked when no search ranked them."""
     terms = frozenset(question)
-    held = question_terms_in(texts, terms)
+    sequences, _ = _term_sequences(texts)
+    held = [terms.intersection(sequence) for sequence in sequences]
     idf = _idf(held, terms)
     return [sum(idf.get(term, 0.0) for term in found) for found in held]
 
 
 def _analyze(drafts: list[_Draft], question: Sequence[str]) -> None:
-    """Each draft's question terms and phrases (each distinct word analyzed once)."""
+    """Each draft's question terms and phrases, a term's variants read as the term."""
     terms = frozenset(question)
     pairs = frozenset(zip(question, question[1:], strict=False))
-    by_draft = [words(draft.text) for draft in drafts]
-    terms_of = WordTerms().many({word for found in by_draft for word in found})
-    variants = _variants({term for found in terms_of.values() for term in found}, terms)
-    for draft, found in zip(drafts, by_draft, strict=True):
-        sequence = [variants.get(term, term) for word in found for term in terms_of[word]]
+    sequences, distinct = _term_sequences([draft.text for draft in drafts])
+    variants = _variants(distinct, terms)
+    for draft, found in zip(drafts, sequences, strict=True):
+        sequence = [variants.get(term, term) for term in found]
         draft.terms = terms.intersection(sequence)
         draft.phrases = pairs.intersection(zip(sequence, sequence[1:], strict=False))
 
