@@ -1,8 +1,9 @@
 """The package's shape, read from its source: layers, import cycles, process state, imports.
 
-The layers below are the README's "Architecture" section: a module may import its own package and
-the packages of lower layers, never a higher layer nor a sibling of its own layer. Every import
-counts (``TYPE_CHECKING`` ones too): a cycle of types is a cycle of design.
+The layers below are those of src/open_notebook/README.md (the docs' Architecture page): a module
+may import its own package and the packages of lower layers, never a higher layer nor a sibling of
+its own layer. Every import counts (``TYPE_CHECKING`` ones too): a cycle of types is a cycle of
+design.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import open_notebook
 ROOT = Path(open_notebook.__file__).parent
 PACKAGE = "open_notebook"
 
-# Lowest first. The README's "Architecture" section draws the same list.
+# Lowest first. src/open_notebook/README.md (the docs' Architecture page) draws the same list.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),
     ("ids", "config", "segment"),

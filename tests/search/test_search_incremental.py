@@ -81,7 +81,7 @@ class World:
     async def _unlink(self, nb: str, other: str) -> None:  # noqa: ARG002
         source = self.rng.choice(sorted(self.sources))
         # Never out of its last notebook: the global scope's stamp is made of the notebooks'
-        # stamps, so a source in no notebook is a known blind spot of it (README, Limits).
+        # stamps, so a source in no notebook is a known blind spot of it (docs/limits.md).
         if nb in self.linked[source] and len(self.linked[source]) > 1:
             await self.store.notebooks.unlink_source(nb, source)
             self.linked[source].discard(nb)

@@ -81,5 +81,5 @@ def main(argv: list[str]) -> int:
 if __name__ == "__main__":
     code = main(sys.argv[1:])
     sys.stderr.flush()
-    # The engine is closed; leave before its interpreter teardown, which can abort (README, Limits).
+    # The engine is closed; leave before its interpreter teardown, which can abort (docs/limits.md).
     os._exit(code)
