@@ -34,12 +34,17 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
     return _MARKER.sub(replace, markdown)
 
 
-def _text(value: str) -> str:
-    """Prose for a Markdown table cell: `<`, `>` and `|` escaped outside code spans."""
-    parts = _CODE.split(" ".join(value.split()))
+def _prose(value: str) -> str:
+    """A docstring as Markdown, lines kept: `<` and `>` outside code spans are text, not HTML."""
+    parts = _CODE.split(inspect.cleandoc(value))
     for index in range(0, len(parts), 2):
         parts[index] = parts[index].replace("<", "&lt;").replace(">", "&gt;")
-    return "".join(parts).replace("|", "\\|")
+    return "".join(parts)
+
+
+def _text(value: str) -> str:
+    """Prose for a Markdown table cell: on one line, `|` escaped."""
+    return _prose(" ".join(value.split())).replace("|", "\\|")
 
 
 # --- the command line ---------------------------------------------------------------------------
@@ -73,7 +78,7 @@ def _command_section(command: Any, context: Any) -> list[str]:
     path = context.command_path
     depth = min(path.count(" ") + 2, 4)
     usage = command.get_usage(context).removeprefix("Usage: ")
-    lines = [f"{'#' * depth} `{path}`", "", _text(inspect.cleandoc(command.help or "")), ""]
+    lines = [f"{'#' * depth} `{path}`", "", _prose(command.help or ""), ""]
     lines += ["```text", usage, "```", ""]
     rows = [
         record
@@ -112,7 +117,7 @@ def _http() -> str:
 def _operation(method: str, path: str, operation: dict[str, Any]) -> list[str]:
     lines = [f"### `{method} {path}`", "", f"**{operation.get('summary', '')}**", ""]
     if operation.get("description"):
-        lines += [inspect.cleandoc(operation["description"]), ""]
+        lines += [_prose(operation["description"]), ""]
     parameters = operation.get("parameters", [])
     if parameters:
         lines += ["| parameter | in | type | required | description |", "|---|---|---|---|---|"]
