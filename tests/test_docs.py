@@ -1,13 +1,16 @@
-"""The README as the front door and the docs site's link checking.
+"""The README as the front door, the docs site's link checking and its generated reference.
 
 The site itself is built strictly by `make docs` (in `make test`): links and anchors inside docs/
 are mkdocs' to check. The README and the architecture page beside the code are outside docs/, so
 their relative links (which GitHub follows) are checked here, and the strict build is shown to
-fail on a broken link and a broken anchor, so its green means something.
+fail on a broken link and a broken anchor, so its green means something. The reference pages'
+generator is shown to list every setting, command and route, and the README's library example is
+run as written.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -15,6 +18,15 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType, SimpleNamespace
+
+import pytest
+from mkdocs.exceptions import PluginError
+from typer.main import get_command
+
+from open_notebook.api import create_app
+from open_notebook.cli import app
+from open_notebook.config import Settings, env_name
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -143,3 +155,34 @@ def test_readme_library_example_runs_as_written(tmp_path: Path) -> None:
     assert "A dense crumb comes from under-proofed dough." in result.stdout
     tokens = int(result.stdout.split(" tokens:", 1)[0])
     assert 0 < tokens <= 1500
+
+
+def _hook() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "docs_reference", ROOT / "docs/hooks/reference.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# The part of mkdocs' Page the hook reads.
+_PAGE = SimpleNamespace(file=SimpleNamespace(src_uri="reference/x.md"))
+
+
+def test_reference_pages_are_made_from_the_code() -> None:
+    hook = _hook()
+    settings = hook.on_page_markdown("<!-- reference:settings -->", page=_PAGE)
+    assert all(f"`{env_name(name)}`" in settings for name in Settings.model_fields)
+    cli = hook.on_page_markdown("<!-- reference:cli -->", page=_PAGE)
+    assert all(f"`open-notebook {name}`" in cli for name in get_command(app).commands)  # type: ignore[attr-defined]
+    http = hook.on_page_markdown("<!-- reference:http -->", page=_PAGE)
+    schema = create_app(Settings.model_construct(database_url="mem://")).openapi()
+    for path, operations in schema["paths"].items():
+        assert all(f"### `{method.upper()} {path}`" in http for method in operations)
+
+
+def test_an_unknown_reference_marker_fails_the_build() -> None:
+    with pytest.raises(PluginError, match="unknown reference marker 'nope'"):
+        _hook().on_page_markdown("<!-- reference:nope -->", page=_PAGE)
