@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test lint typecheck docs unit browser bench fuzz clean
+.PHONY: demo test lint typecheck docs unit browser ocr bench fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,12 +38,16 @@ docs: $(STAMP)
 browser:
 	bash .ci/browser
 
-unit: $(STAMP) browser
+# Debian's tesseract-ocr (+ eng, fra, spa) and DejaVu fonts for OCR and its tests (tests/ingest).
+ocr:
+	bash .ci/ocr
+
+unit: $(STAMP) browser ocr
 	$(BIN)/pytest
 
 test: lint typecheck docs unit
 
-bench: $(STAMP)
+bench: $(STAMP) ocr
 	$(BIN)/python -m bench.run_all
 
 fuzz: $(STAMP)

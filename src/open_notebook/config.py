@@ -127,6 +127,27 @@ class Settings(BaseSettings):
     """Allow fetching loopback and private addresses."""
     url_timeout_s: float = Field(default=20.0, gt=0, le=600)
     """Timeout of a URL fetch, in seconds."""
+    max_source_pages: int = Field(default=5000, ge=1)
+    """Most pages of one PDF or TIFF, slides of one deck, chapters of one e-book."""
+    max_table_cells: int = Field(default=2_000_000, ge=1)
+    """Most cells of one workbook or CSV file."""
+    max_image_pixels: int = Field(default=60_000_000, ge=10_000)
+    """Most pixels of one image, or of one PDF page rendered for OCR (a larger page is rendered
+    smaller)."""
+
+    # OCR of scanned PDF pages and images (Debian's tesseract-ocr; ingest/_ocr.py)
+    ocr: bool = True
+    """Read PDF pages without a text layer, and images, by OCR (`make ocr` installs tesseract)."""
+    ocr_languages: str = Field(default="eng+fra+spa", pattern=r"^[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)*$")
+    """Tesseract language models, joined by `+` (each one installed: `tesseract-ocr-LANG`)."""
+    ocr_command: str = Field(default="tesseract", min_length=1)
+    """The tesseract program (a name on PATH or a path)."""
+    ocr_dpi: int = Field(default=200, ge=72, le=600)
+    """Resolution at which a scanned PDF page is rendered for OCR."""
+    ocr_max_pages: int = Field(default=300, ge=1)
+    """Most pages one source may need read by OCR; checked before the first is read."""
+    ocr_page_timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    """Longest OCR of one page, in seconds."""
 
     # Models
     embedding_provider: EmbeddingProvider = EmbeddingProvider.ONNX_MINILM

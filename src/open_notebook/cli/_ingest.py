@@ -44,11 +44,16 @@ class IngestReport:
                     "title": result.source.title,
                     "created": result.created,
                     "chunk_count": result.chunk_count,
+                    "ocr_pages": _ocr_pages(result.source),
                 }
                 for result in self.results
             ],
             "failures": [{"item": one.item, "error": one.error} for one in self.failures],
         }
+
+
+def _ocr_pages(source: Source) -> list[int] | None:
+    return source.asset.ocr_pages if source.asset is not None else None
 
 
 @contextmanager
@@ -130,9 +135,11 @@ def add(
     def render(report: IngestReport) -> None:
         for result in report.results:
             verb = "added" if result.created else "already stored, linked"
+            pages = _ocr_pages(result.source)
+            ocr = f", OCR of page {', '.join(map(str, pages))}" if pages else ""
             state.out.print(
                 f"{verb} [bold]{result.source.id}[/] {result.source.title} "
-                f"({result.chunk_count} chunks)",
+                f"({result.chunk_count} chunks{ocr})",
                 highlight=False,
             )
         for failure in report.failures:

@@ -74,6 +74,9 @@ class Asset(BaseModel):
 
     file_path: str | None = None
     url: str | None = None
+    # Pages (1-based) whose text OCR read, and the engine that read them; None: no OCR.
+    ocr_pages: list[int] | None = None
+    ocr_engine: str | None = None
 
 
 class Notebook(Record):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
@@ -14,6 +15,7 @@ from open_notebook.ingest._commit import ItemError
 from open_notebook.ingest._extract import SUPPORTED_SUFFIXES, extract_file
 from open_notebook.ingest._types import (
     Extracted,
+    ExtractOptions,
     IngestFailure,
     IngestProgress,
     IngestResult,
@@ -27,6 +29,7 @@ class Steps(Protocol):
 
     store: Store
     settings: Settings
+    extract_options: ExtractOptions
 
     async def extract(self, item: Path | str, data: bytes | None = None) -> Extracted: ...
 
@@ -113,7 +116,7 @@ async def add_many(
         for index, window in enumerate(windows):
             while len(ahead) < AHEAD and index + len(ahead) < len(windows):
                 upcoming = windows[index + len(ahead)]
-                ahead.append(asyncio.create_task(_prepare_window(ingestor, upcoming)))
+                ahead.append(asyncio.create_task(_prepare_window(ingestor, upcoming, report)))
             prepared = await ahead.popleft()
             outcomes = await _commit_window(ingestor, notebook_id, window, prepared)
             for item, outcome in zip(window, outcomes, strict=True):
@@ -134,14 +137,19 @@ async def add_many(
 
 
 async def _prepare_window(
-    ingestor: Steps, items: list[Path | str]
+    ingestor: Steps, items: list[Path | str], report: ProgressCallback
 ) -> list[Prepared | IngestFailure]:
     paths = [Path(item) for item in items if not is_url(item)]
     max_bytes = ingestor.settings.max_source_bytes
+    pages = _page_progress(ingestor.extract_options, report)
     # One worker-thread hop for all the files of a window.
-    files = iter(await asyncio.to_thread(lambda: [_read(path, max_bytes) for path in paths]))
-    pages = iter(await asyncio.gather(*(_fetch(ingestor, item) for item in items if is_url(item))))
-    extracted = [next(pages) if is_url(item) else next(files) for item in items]
+    files = iter(
+        await asyncio.to_thread(lambda: [_read(path, max_bytes, pages(path)) for path in paths])
+    )
+    fetched = iter(
+        await asyncio.gather(*(_fetch(ingestor, item) for item in items if is_url(item)))
+    )
+    extracted = [next(fetched) if is_url(item) else next(files) for item in items]
     texts = [one for one in extracted if isinstance(one, Extracted)]
     prepared = iter(await ingestor.prepare_many(texts))
     return [next(prepared) if isinstance(one, Extracted) else one for one in extracted]
@@ -164,9 +172,26 @@ async def _commit_window(
     return results
 
 
-def _read(path: Path, max_bytes: int) -> Extracted | IngestFailure:
+def _page_progress(
+    options: ExtractOptions, report: ProgressCallback
+) -> Callable[[Path], ExtractOptions]:
+    """Options for one file whose OCR pages are reported as "ocr" progress, from the worker
+    thread to the event loop's thread (where the caller's callback runs)."""
+    loop = asyncio.get_running_loop()
+
+    def for_file(path: Path) -> ExtractOptions:
+        def on_page(done: int, total: int, seconds: float) -> None:
+            item = f"{path} page {done}/{total} ({seconds:.1f} s)"
+            loop.call_soon_threadsafe(report, IngestProgress("ocr", done, total, item))
+
+        return replace(options, on_page=on_page)
+
+    return for_file
+
+
+def _read(path: Path, max_bytes: int, options: ExtractOptions) -> Extracted | IngestFailure:
     try:
-        return extract_file(path, max_bytes=max_bytes)
+        return extract_file(path, max_bytes=max_bytes, options=options)
     except (ExtractionError, InvalidInputError) as error:
         return IngestFailure(str(path), str(error))
 

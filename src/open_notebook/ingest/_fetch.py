@@ -5,16 +5,16 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+from dataclasses import replace
 from typing import Final
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
 from open_notebook.config import Settings
-from open_notebook.domain import Asset
 from open_notebook.errors import ExtractionError, InvalidInputError
-from open_notebook.ingest._extract import extract_bytes
-from open_notebook.ingest._types import Extracted
+from open_notebook.ingest._extract import asset_of, extract_bytes
+from open_notebook.ingest._types import Extracted, ExtractOptions
 
 _MAX_REDIRECTS: Final = 5
 _USER_AGENT: Final = "open-notebook-context/0.1 (+ingest)"
@@ -72,8 +72,15 @@ async def fetch_url(url: str, settings: Settings) -> Extracted:
                 current = urljoin(current, fetched)
                 continue
             data, content_type = fetched
-            extracted = extract_bytes(current, data, content_type=content_type)
-            return Extracted(extracted.title, extracted.text, extracted.fmt, Asset(url=url))
+            # A worker thread: a scanned PDF behind a URL is read by OCR, page after page.
+            extracted = await asyncio.to_thread(
+                extract_bytes,
+                current,
+                data,
+                content_type=content_type,
+                options=ExtractOptions.from_settings(settings),
+            )
+            return replace(extracted, asset=asset_of(extracted, url=url))
     raise ExtractionError(url, f"more than {_MAX_REDIRECTS} redirects")
 
 

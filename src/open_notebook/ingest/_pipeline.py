@@ -14,11 +14,17 @@ from open_notebook.errors import InvalidInputError
 from open_notebook.ingest._batch import ProgressCallback, add_many, is_url
 from open_notebook.ingest._commit import ItemError, commit_many
 from open_notebook.ingest._embed import ChunkEmbedder
-from open_notebook.ingest._extract import extract_bytes, extract_file
+from open_notebook.ingest._extract import asset_of, extract_bytes, extract_file
 from open_notebook.ingest._fetch import fetch_url
 from open_notebook.ingest._insights import CompletionModel, clean_completion, insight_prompt
 from open_notebook.ingest._rebuild import rebuild_embeddings
-from open_notebook.ingest._types import Extracted, IngestResult, Prepared, SourceFormat
+from open_notebook.ingest._types import (
+    Extracted,
+    ExtractOptions,
+    IngestResult,
+    Prepared,
+    SourceFormat,
+)
 from open_notebook.store import ChunkRow, NewSource, Store, content_hash
 from open_notebook.tokens import BpeTokenCounter, TokenCounter
 
@@ -45,6 +51,10 @@ class Ingestor:
         # Counts sources and cuts insight prompts: the owner's counter, or one loaded here.
         self.counter = counter if counter is not None else BpeTokenCounter(settings.tokenizer)
         self._chunks = ChunkEmbedder(embedder, settings)
+        # Sheets are cut into row blocks that fit this embedder's chunks.
+        self.extract_options = ExtractOptions.from_settings(
+            settings, count_tokens=embedder.count_tokens, block_tokens=self._chunks.max_tokens
+        )
 
     async def add_text(
         self,
@@ -139,13 +149,18 @@ class Ingestor:
                     f"{item} is {len(data)} bytes; the limit is {self.settings.max_source_bytes}",
                     field="file",
                 )
-            extracted = await asyncio.to_thread(extract_bytes, str(item), data)
+            extracted = await asyncio.to_thread(
+                extract_bytes, str(item), data, options=self.extract_options
+            )
             # An upload keeps its file name (there is no path on this machine to record).
-            return replace(extracted, asset=Asset(file_path=PurePath(item).name))
+            return replace(extracted, asset=asset_of(extracted, file_path=PurePath(item).name))
         if isinstance(item, str) and is_url(item):
             return await fetch_url(item, self.settings)
         return await asyncio.to_thread(
-            extract_file, Path(item), max_bytes=self.settings.max_source_bytes
+            extract_file,
+            Path(item),
+            max_bytes=self.settings.max_source_bytes,
+            options=self.extract_options,
         )
 
     async def add_file(

@@ -18,6 +18,11 @@ _MAX_CONTROL_RATIO: Final = 0.01
 _CONTROL: Final = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")  # Cc except tabs and line breaks
 _TITLE_CHARS: Final = 200
 _WESTERN: Final = ("cp1252", "latin_1", "iso8859_15")
+# Office files saved with a password are OLE compound files, not zip packages.
+OLE_MAGIC: Final = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+# A zip package (DOCX, PPTX, XLSX, EPUB) that unpacks beyond this is refused before it is parsed.
+_MAX_UNZIPPED: Final = 512 * 1024 * 1024
+_MAX_MEMBERS: Final = 50_000
 
 
 def decode_text(name: str, data: bytes) -> str:
@@ -93,32 +98,15 @@ def read_html(name: str, data: bytes) -> tuple[str, str]:
     return str(title)[:_TITLE_CHARS], str(text)
 
 
-def read_pdf(name: str, data: bytes) -> tuple[str, str]:
-    """Text of every page, pages separated by blank lines."""
-    # Deferred on purpose: pypdf loads only when a PDF is read.
-    from pypdf import PdfReader
-    from pypdf.errors import PyPdfError
-
-    try:
-        reader = PdfReader(io.BytesIO(data), strict=False)
-        if reader.is_encrypted:
-            raise ExtractionError(name, "the PDF is encrypted")
-        pages = [page.extract_text() or "" for page in reader.pages]
-        title = reader.metadata.title if reader.metadata and reader.metadata.title else ""
-    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, OSError) as error:
-        raise ExtractionError(name, f"not a readable PDF ({error})") from error
-    text = "\n\n".join(page.strip() for page in pages if page.strip())
-    if not text:
-        raise ExtractionError(name, "the PDF has no extractable text (scanned images?)")
-    return str(title or first_line_title(text)), text
-
-
 def read_docx(name: str, data: bytes) -> tuple[str, str]:
     """Paragraphs of a Word document; heading styles become Markdown headings."""
     # Deferred on purpose: python-docx loads only when a Word document is read.
     import docx
     from docx.opc.exceptions import PackageNotFoundError
 
+    if data.startswith(OLE_MAGIC):
+        raise ExtractionError(name, "password-protected or an old .doc file: save as .docx")
+    check_zip(name, data, "DOCX")
     try:
         document = docx.Document(io.BytesIO(data))
     except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as error:
@@ -143,3 +131,20 @@ def _heading_level(style: str) -> int:
         return 1
     match = re.fullmatch(r"Heading (\d)", style)
     return min(int(match.group(1)), 6) if match else 0
+
+
+def check_zip(name: str, data: bytes, kind: str) -> None:
+    """Refuse a ``kind`` package that is no zip file, or that unpacks to more than 512 MiB (a
+    zip bomb)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            members = package.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as error:
+        raise ExtractionError(name, f"not a readable {kind} file ({error})") from error
+    if len(members) > _MAX_MEMBERS:
+        raise ExtractionError(name, f"the package has {len(members)} files; at most {_MAX_MEMBERS}")
+    unpacked = sum(member.file_size for member in members)
+    if unpacked > _MAX_UNZIPPED:
+        raise ExtractionError(
+            name, f"the package unpacks to {unpacked} bytes; the limit is {_MAX_UNZIPPED}"
+        )

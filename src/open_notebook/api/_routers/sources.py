@@ -33,6 +33,8 @@ def _public(source: Source, notebook_ids: list[str]) -> dict[str, object]:
         **source.model_dump(include={"id", "title", "topics", "token_count", "created", "updated"}),
         "url": asset.url if asset else None,
         "file_name": PurePath(asset.file_path).name if asset and asset.file_path else None,
+        "ocr_pages": asset.ocr_pages if asset else None,
+        "ocr_engine": asset.ocr_engine if asset else None,
         "notebook_ids": notebook_ids,
     }
 
@@ -63,7 +65,13 @@ async def create_source_from_url(body: SourceFromUrl, ingestor: IngestorDep) -> 
 
 @router.post("/upload", status_code=201)
 async def upload_source(
-    file: Annotated[UploadFile, File(description="PDF, DOCX, HTML, Markdown or text")],
+    file: Annotated[
+        UploadFile,
+        File(
+            description="PDF (scanned pages by OCR), DOCX, PPTX, XLSX, CSV, EPUB, an image "
+            "(PNG, JPEG, TIFF, WebP by OCR), HTML, Markdown or text"
+        ),
+    ],
     ingestor: IngestorDep,
     settings: SettingsDep,
     notebook_id: Annotated[str | None, Form(max_length=160)] = None,

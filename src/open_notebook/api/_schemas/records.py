@@ -79,6 +79,10 @@ class SourcePublic(_Out):
     token_count: int
     url: str | None = None
     file_name: str | None = None
+    ocr_pages: list[int] | None = Field(
+        default=None, description="pages (1-based) whose text OCR read; null: no OCR"
+    )
+    ocr_engine: str | None = None
     created: datetime | None
     updated: datetime | None
     notebook_ids: list[str] = Field(default_factory=list)
