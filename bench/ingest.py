@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench._ocr_timing import ocr_report
 from open_notebook.config import Settings
 from open_notebook.db import open_database
 from open_notebook.embeddings import Embedder, OnnxMiniLMEmbedder, Vectors
@@ -123,6 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dataset", default="business-reports")
     parser.add_argument("--passages", type=int, default=160)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--ocr-pages", type=int, default=3, help="scanned pages to OCR; 0: none")
     args = parser.parse_args(argv)
 
     passages = load_passages(args.data, args.dataset, args.passages)
@@ -160,6 +162,8 @@ def main(argv: list[str] | None = None) -> None:
         "pipeline without the model": _medians(without_model),
     }
     report(len(passages), rows)
+    if args.ocr_pages > 0:
+        ocr_report(args.data, args.ocr_pages, args.repeats, embedder)
 
 
 def _medians(timings: list[Timing]) -> Timing:

@@ -171,6 +171,7 @@ EXPORTS: dict[str, list[str]] = {
         "ChunkSpan",
         "CompletionModel",
         "CountTokens",
+        "ExtractOptions",
         "Extracted",
         "IngestFailure",
         "IngestProgress",

@@ -95,7 +95,8 @@ def test_docx_paragraphs_and_headings(tmp_path: Path) -> None:
         ("blank.md", b" \n\t\n  ", "whitespace"),
         ("image.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00" * 20, "binary"),
         ("program.exe", b"MZ\x90\x00", "unsupported"),
-        ("photo.png", b"\x89PNG", "unsupported"),
+        ("photo.png", b"\x89PNG", "not a readable image"),
+        ("slides.key", b"PK\x03\x04", "unsupported"),
     ],
 )
 def test_unreadable_input_names_the_file_and_the_reason(

@@ -19,6 +19,7 @@ from open_notebook.ingest._pipeline import Ingestor
 from open_notebook.ingest._rebuild import check_embedding_model
 from open_notebook.ingest._types import (
     Extracted,
+    ExtractOptions,
     IngestFailure,
     IngestProgress,
     IngestResult,
@@ -31,6 +32,7 @@ __all__ = [
     "ChunkSpan",
     "CompletionModel",
     "CountTokens",
+    "ExtractOptions",
     "Extracted",
     "IngestFailure",
     "IngestProgress",

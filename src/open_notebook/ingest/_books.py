@@ -130,6 +130,8 @@ def read_epub(name: str, data: bytes, options: ExtractOptions) -> Read:
         item = book.get_item_with_id(item_id)
         if item is None or item.get_type() != ITEM_DOCUMENT:
             continue
+        if isinstance(item, epub.EpubNav) or _is_nav(item):
+            continue
         if len(chapters) >= options.max_pages:
             raise ExtractionError(
                 name, f"more than {options.max_pages} chapters (OPEN_NOTEBOOK_MAX_SOURCE_PAGES)"
@@ -180,10 +182,17 @@ def _chapter(item: Any, toc_title: str | None, number: int) -> str:
     heading = toc_title or next((text for level, text in lines if level), "") or f"Chapter {number}"
     if lines[0][0] and lines[0][1] == heading:
         lines = lines[1:]  # the chapter's own heading becomes the section's
+    # The chapter's headings go under its section, their top level at "##".
+    top = min((level for level, _ in lines if level), default=1)
     parts = [f"# {heading}"]
     for level, text in lines:
-        parts.append(f"{'#' * min(level + 1, 6)} {text}" if level else text)
+        parts.append(f"{'#' * min(level - top + 2, 6)} {text}" if level else text)
     return "\n\n".join(parts)
+
+
+def _is_nav(item: Any) -> bool:
+    """The EPUB 3 navigation document: the table of contents, not a chapter."""
+    return "nav" in (getattr(item, "properties", None) or [])
 
 
 def _inside_block(element: Any) -> bool:

@@ -88,9 +88,8 @@ def detect_format(name: str, data: bytes, content_type: str | None = None) -> So
     if suffix in _AUDIO:
         raise ExtractionError(
             name,
-            "recordings are not transcribed: no offline speech model is installed with "
-            "Open Notebook; transcribe it first (for example with whisper.cpp or a service) and "
-            "add the transcript as .txt, .md or .vtt-free text",
+            "recordings are not transcribed: Open Notebook installs no speech-to-text model; "
+            "transcribe the recording first and add the transcript as .txt or .md",
         )
     if suffix:
         supported = ", ".join(sorted(SUPPORTED_SUFFIXES))

@@ -134,7 +134,11 @@ def read_image(name: str, data: bytes, options: ExtractOptions) -> Read:
     except UnidentifiedImageError as error:
         raise ExtractionError(name, "not a readable image (unknown or corrupt format)") from error
     except (PilImage.DecompressionBombError, PilImage.DecompressionBombWarning) as error:
-        raise ExtractionError(name, f"the image is too large to decode ({error})") from error
+        raise ExtractionError(
+            name,
+            f"the image has more than {options.max_image_pixels} pixels "
+            "(OPEN_NOTEBOOK_MAX_IMAGE_PIXELS)",
+        ) from error
     except (OSError, ValueError, SyntaxError) as error:
         raise ExtractionError(name, f"not a readable image ({error})") from error
     text = "\n\n".join(one.strip() for one in texts if one.strip())

@@ -91,19 +91,19 @@ class ExtractOptions:
 
     @classmethod
     def from_settings(cls, settings: Settings, **hooks: Any) -> Self:
-        return cls(
-            ocr=settings.ocr,
-            ocr_languages=settings.ocr_languages,
-            ocr_command=settings.ocr_command,
-            ocr_dpi=settings.ocr_dpi,
-            ocr_max_pages=settings.ocr_max_pages,
-            ocr_page_timeout_s=settings.ocr_page_timeout_s,
-            max_pages=settings.max_source_pages,
-            max_table_cells=settings.max_table_cells,
-            max_image_pixels=settings.max_image_pixels,
-            block_tokens=settings.chunk_tokens,
-            **hooks,
-        )
+        values: dict[str, Any] = {
+            "ocr": settings.ocr,
+            "ocr_languages": settings.ocr_languages,
+            "ocr_command": settings.ocr_command,
+            "ocr_dpi": settings.ocr_dpi,
+            "ocr_max_pages": settings.ocr_max_pages,
+            "ocr_page_timeout_s": settings.ocr_page_timeout_s,
+            "max_pages": settings.max_source_pages,
+            "max_table_cells": settings.max_table_cells,
+            "max_image_pixels": settings.max_image_pixels,
+            "block_tokens": settings.chunk_tokens,
+        }
+        return cls(**{**values, **hooks})
 
 
 @dataclass(frozen=True, slots=True)
