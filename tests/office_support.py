@@ -1,9 +1,12 @@
 """Slide decks, workbooks, CSV files and e-books written by the tests with the libraries the
-readers use (python-pptx, openpyxl, ebooklib)."""
+readers use (python-pptx, openpyxl, ebooklib), and a recording spoken by espeak-ng."""
 
 from __future__ import annotations
 
 import io
+import subprocess
+import wave
+from pathlib import Path
 
 import openpyxl
 from ebooklib import epub
@@ -91,3 +94,21 @@ def make_epub() -> bytes:
     buffer = io.BytesIO()
     epub.write_epub(buffer, book)
     return buffer.getvalue()
+
+
+def spoken_wav(text: str, path: Path, *, pause_s: float = 0.0, then: str = "") -> Path:
+    """``text`` spoken by Debian's espeak-ng (installed by .ci/ocr) into a WAV file; with
+    ``then``, that text after ``pause_s`` seconds of silence."""
+    subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", str(path), text], check=True)
+    if not then:
+        return path
+    second = path.with_suffix(".then.wav")
+    subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", str(second), then], check=True)
+    with wave.open(str(path)) as one, wave.open(str(second)) as two:
+        params, first_frames = one.getparams(), one.readframes(one.getnframes())
+        second_frames = two.readframes(two.getnframes())
+    silence = b"\0" * (int(params.framerate * pause_s) * params.sampwidth * params.nchannels)
+    with wave.open(str(path), "wb") as out:
+        out.setparams(params)
+        out.writeframes(first_frames + silence + second_frames)
+    return path

@@ -135,6 +135,9 @@ class Settings(BaseSettings):
     """Most pixels of one image, or of one PDF page rendered for OCR (a larger page is rendered
     smaller)."""
 
+    max_audio_seconds: int = Field(default=4 * 3600, ge=1)
+    """Longest recording transcribed, in seconds (4 hours)."""
+
     # OCR of scanned PDF pages and images (Debian's tesseract-ocr; ingest/_ocr.py)
     ocr: bool = True
     """Read PDF pages without a text layer, and images, by OCR (`make ocr` installs tesseract)."""

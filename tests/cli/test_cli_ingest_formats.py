@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from cli_support import Invoke, json_of
 
-from office_support import make_csv, make_epub, make_pptx, make_xlsx
+from office_support import make_csv, make_epub, make_pptx, make_xlsx, spoken_wav
 from open_notebook.config import Settings
 from open_notebook.db import open_database
 from open_notebook.domain import Source
@@ -79,7 +79,9 @@ def test_add_scans_by_ocr_then_search_finds_them(
 def test_add_slides_sheets_csv_and_epub_with_structure_in_the_sections(
     cli: Invoke, notebook_id: str, tmp_path: Path
 ) -> None:
+    spoken_wav("Merchants stored copper and wheat by the quay.", tmp_path / "talk.wav")
     files = {
+        "talk.wav": (tmp_path / "talk.wav").read_bytes(),
         "deck.pptx": make_pptx(),
         "book.xlsx": make_xlsx(300),
         "towns.csv": make_csv(200),
@@ -107,6 +109,8 @@ def test_add_slides_sheets_csv_and_epub_with_structure_in_the_sections(
     assert "| city | river | population |" in str(town["text"])
     chapter = _hits(cli, "seven slow arms", notebook_id)[0]
     assert chapter["heading_path"] == ["The Delta"]
+    said = _hits(cli, "copper wheat", notebook_id)[0]
+    assert str(said["text"]).startswith("[00:00] ") and said["parent_title"] != "deck"
 
 
 def test_bad_files_exit_2_and_nothing_is_stored(
@@ -118,7 +122,7 @@ def test_bad_files_exit_2_and_nothing_is_stored(
         "blank.csv": b";;\n",
         "broken.epub": b"PK\x03\x04 not a zip",
         "broken.png": b"\x89PNG\r\n\x1a\n not an image",
-        "talk.wav": b"RIFF\x00\x00\x00\x00WAVEfmt ",
+        "cut.wav": b"RIFF\x00\x00\x00\x00WAVEfmt ",
     }
     for name, data in bad.items():
         (tmp_path / name).write_bytes(data)

@@ -211,7 +211,7 @@ OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 504
         ("cut.jpg", lambda: png_bytes(scan("x"))[:40], "not a readable image"),
         ("zero.pdf", lambda: _blank_pdf(0), "no pages"),
         ("huge-scan.pdf", lambda: _blank_pdf(10_000), "10000 pages; the limit is 5000"),
-        ("talk.mp3", lambda: b"ID3\x03\x00" + b"\0" * 100, "recordings are not transcribed"),
+        ("talk.mp3", lambda: b"ID3\x03\x00" + b"\0" * 100, "not a readable recording"),
     ],
 )
 def test_bad_files_are_refused_with_the_reason(name: str, make: object, reason: str) -> None:

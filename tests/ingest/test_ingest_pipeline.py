@@ -145,7 +145,7 @@ async def test_add_paths_adds_folders_and_reports_failures_at_the_end(
     (tmp_path / "docs" / "sub").mkdir(parents=True)
     (tmp_path / "docs" / "a.md").write_text("# A\n\nFirst document.", encoding="utf-8")
     (tmp_path / "docs" / "sub" / "b.txt").write_text("Second document.", encoding="utf-8")
-    (tmp_path / "docs" / "sub" / "skip.mp3").write_bytes(b"ID3")  # not a supported type
+    (tmp_path / "docs" / "sub" / "skip.bin").write_bytes(b"\x00\x01")  # not a supported type
     (tmp_path / "docs" / "empty.txt").write_bytes(b"")
     seen: list[IngestProgress] = []
     with pytest.raises(BatchIngestError) as caught:

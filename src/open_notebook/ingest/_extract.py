@@ -19,6 +19,7 @@ from open_notebook.ingest._readers import (
     read_docx,
     read_html,
 )
+from open_notebook.ingest._speech import read_audio
 from open_notebook.ingest._tables import read_csv, read_xlsx
 from open_notebook.ingest._types import Extracted, ExtractOptions, Read, SourceFormat
 
@@ -48,6 +49,10 @@ _BY_SUFFIX: Final = {
     ".tif": SourceFormat.IMAGE,
     ".tiff": SourceFormat.IMAGE,
     ".webp": SourceFormat.IMAGE,
+    **dict.fromkeys(
+        (".mp3", ".wav", ".m4a", ".ogg", ".oga", ".opus", ".flac", ".aac", ".webm"),
+        SourceFormat.AUDIO,
+    ),
 }
 _BY_MEDIA_TYPE: Final = {
     "text/plain": SourceFormat.TEXT,
@@ -66,12 +71,14 @@ _BY_MEDIA_TYPE: Final = {
     "image/jpeg": SourceFormat.IMAGE,
     "image/tiff": SourceFormat.IMAGE,
     "image/webp": SourceFormat.IMAGE,
+    "audio/mpeg": SourceFormat.AUDIO,
+    "audio/wav": SourceFormat.AUDIO,
+    "audio/x-wav": SourceFormat.AUDIO,
+    "audio/ogg": SourceFormat.AUDIO,
+    "audio/flac": SourceFormat.AUDIO,
+    "audio/mp4": SourceFormat.AUDIO,
 }
 SUPPORTED_SUFFIXES: Final = frozenset(_BY_SUFFIX)
-# Recordings are refused with what to do instead (see /work/notes/ingest.md, speech).
-_AUDIO: Final = frozenset(
-    {".mp3", ".wav", ".m4a", ".ogg", ".oga", ".opus", ".flac", ".aac", ".wma", ".mp4", ".webm"}
-)
 _IMAGE_MAGIC: Final = (b"\x89png\r\n\x1a\n", b"\xff\xd8\xff", b"ii*\x00", b"mm\x00*")
 
 
@@ -85,12 +92,6 @@ def detect_format(name: str, data: bytes, content_type: str | None = None) -> So
     suffix = PurePosixPath(path.replace("\\", "/")).suffix.lower()
     if suffix in _BY_SUFFIX:
         return _BY_SUFFIX[suffix]
-    if suffix in _AUDIO:
-        raise ExtractionError(
-            name,
-            "recordings are not transcribed: Open Notebook installs no speech-to-text model; "
-            "transcribe the recording first and add the transcript as .txt or .md",
-        )
     if suffix:
         supported = ", ".join(sorted(SUPPORTED_SUFFIXES))
         raise ExtractionError(name, f"unsupported file type {suffix!r}; supported: {supported}")
@@ -155,6 +156,7 @@ READERS: Final[dict[SourceFormat, Reader]] = {
     SourceFormat.CSV: read_csv,
     SourceFormat.EPUB: read_epub,
     SourceFormat.IMAGE: read_image,
+    SourceFormat.AUDIO: read_audio,
 }
 
 

@@ -23,11 +23,12 @@ class SourceFormat(StrEnum):
     CSV = "csv"
     EPUB = "epub"
     IMAGE = "image"
+    AUDIO = "audio"
 
 
 # Formats whose text is plain lines: a "#" there is text, not a heading.
 _PLAIN: frozenset[SourceFormat] = frozenset(
-    {SourceFormat.TEXT, SourceFormat.PDF, SourceFormat.IMAGE}
+    {SourceFormat.TEXT, SourceFormat.PDF, SourceFormat.IMAGE, SourceFormat.AUDIO}
 )
 
 
@@ -85,6 +86,7 @@ class ExtractOptions:
     max_pages: int = _default("max_source_pages")
     max_table_cells: int = _default("max_table_cells")
     max_image_pixels: int = _default("max_image_pixels")
+    max_audio_seconds: int = _default("max_audio_seconds")
     count_tokens: CountTokens | None = None
     block_tokens: int = _default("chunk_tokens")
     on_page: PageCallback | None = None
@@ -101,6 +103,7 @@ class ExtractOptions:
             "max_pages": settings.max_source_pages,
             "max_table_cells": settings.max_table_cells,
             "max_image_pixels": settings.max_image_pixels,
+            "max_audio_seconds": settings.max_audio_seconds,
             "block_tokens": settings.chunk_tokens,
         }
         return cls(**{**values, **hooks})

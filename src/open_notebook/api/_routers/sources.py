@@ -69,7 +69,7 @@ async def upload_source(
         UploadFile,
         File(
             description="PDF (scanned pages by OCR), DOCX, PPTX, XLSX, CSV, EPUB, an image "
-            "(PNG, JPEG, TIFF, WebP by OCR), HTML, Markdown or text"
+            "(PNG, JPEG, TIFF, WebP by OCR), a recording (transcribed), HTML, Markdown or text"
         ),
     ],
     ingestor: IngestorDep,
