@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),
     ("ids", "config", "segment"),
     ("tokens",),
+    ("text",),
     ("domain",),
     ("db",),
     ("store",),

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from open_notebook.search import HitType, SearchMode, SearchService
-from open_notebook.search._analyze import query_terms
 from open_notebook.search._bm25 import K1, B, TextIndex, TextView
 from open_notebook.store import ChunkRow, Store
 from open_notebook.store._sources import NewSource
+from open_notebook.text import query_terms
 
 
 def _bm25(query: list[str], doc: list[str], corpus: list[list[str]]) -> float:

@@ -13,6 +13,7 @@ from open_notebook.cli._runtime import CliState
 from open_notebook.embeddings import create_embedder
 from open_notebook.errors import InvalidInputError
 from open_notebook.eval import evaluate_context
+from open_notebook.text import describe_shares
 
 _MEASURES = ("evidence_in", "answer_in", "doc_recall", "budget_use", "build_ms_p50")
 _HEADERS = ("evidence", "answer", "doc recall", "budget use", "p50 ms")
@@ -88,6 +89,16 @@ def report_summary(report: dict[str, Any]) -> str:
         f"({report['with_evidence']} with evidence, {report['with_answers']} with answers); "
         f"hybrid search of {report['hit_limit']} hits p50 {report['search_ms_p50']} ms; "
         f"tokenizer {report['tokenizer']}; ingest {report['ingest_s']:.1f}s"
+    )
+
+
+def languages_line(languages: object) -> str:
+    """``languages: chunks en 98%, es 2%; questions en 100%`` (as detected)."""
+    if not isinstance(languages, dict):
+        return "languages: not detected"
+    return (
+        f"languages: chunks {describe_shares(languages.get('chunks') or {})}; "
+        f"questions {describe_shares(languages.get('queries') or {})}"
     )
 
 

@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Column, Table
 
 from open_notebook.cli._eval_context import (
+    languages_line,
     parse_budgets,
     report_summary,
     report_table,
@@ -119,6 +120,7 @@ def evaluate(
         "with none), PRF: share with feedback",
         highlight=False,
     )
+    state.out.print(languages_line(first.get("languages")), highlight=False)
 
 
 def _evaluate_contexts(
@@ -146,6 +148,7 @@ def _evaluate_contexts(
         return
     state.out.print(report_table(report))
     state.out.print(report_summary(report), highlight=False)
+    state.out.print(languages_line(report.get("languages")), highlight=False)
 
 
 def _check_dataset(dataset: Path) -> None:

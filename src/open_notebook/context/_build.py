@@ -10,7 +10,7 @@ could enter (:mod:`open_notebook.context._reading`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from open_notebook.context._config import InclusionLevel
@@ -42,8 +42,9 @@ from open_notebook.context._records import (
 from open_notebook.context._request import ContextRequest
 from open_notebook.errors import NotFoundError
 from open_notebook.ids import table_of
-from open_notebook.search import SearchHit, query_terms
+from open_notebook.search import SearchHit
 from open_notebook.store import STATS_ENCODING, Catalog, ChunkText, Requested, TextRecord
+from open_notebook.text import DEFAULT_LANGUAGE, query_terms
 
 # A record cut to fit keeps at least this share of the budget (and no less than the fit's own
 # minimum, no more than a long paragraph): fewer records with useful text rather than many labels
@@ -159,8 +160,8 @@ async def _question_build(
         if one not in wanted.source_ids
     ]
     scanned = _scanned(notebook, request, {one.id for one in pinned}) if scan_notebook else []
-    terms = query_terms(request.query)
     stored = await reader.chunks([one.id for one in (*pinned, *scanned)])
+    terms = query_terms(request.query, _languages(found_hits, stored))
     missing = [one.id for one in (*pinned, *scanned) if not stored.get(one.id)]
     texts = await reader.texts(missing) if missing else {}
 
@@ -211,3 +212,10 @@ def _scanned(notebook: Catalog | None, request: ContextRequest, skip: set[str]) 
     ]
     notes = [one for one in notebook.notes if one.id not in skip] if request.with_notes else []
     return [*sources, *notes]
+
+
+def _languages(hits: Sequence[SearchHit], stored: Mapping[str, Sequence[ChunkText]]) -> list[str]:
+    """The languages the question is read in: those of the chunks it is matched against."""
+    found = [hit.language for hit in hits]
+    found += [one.language or DEFAULT_LANGUAGE for chunks in stored.values() for one in chunks]
+    return list(dict.fromkeys(found)) or [DEFAULT_LANGUAGE]

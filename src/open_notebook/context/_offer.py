@@ -22,6 +22,7 @@ from open_notebook.context._request import ContextRequest
 from open_notebook.ids import table_of
 from open_notebook.search import SearchHit
 from open_notebook.store import ChunkText, TextRecord
+from open_notebook.text import DEFAULT_LANGUAGE
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +92,7 @@ def offer_hits(
                 len(chunks) + 1,
                 _whole(record, hit.char_start, hit.char_end, chars),
                 hit.scores.fused,
+                hit.language,
             )
         )
     return Offer(tuple(chunks), tuple(dropped.values()))
@@ -127,7 +129,11 @@ def offer_records(
         for record, chunks, chars in records
         for chunk in chunks
     ]
-    scores = term_scores([chunk.text for _, chunk, _ in offered], tuple(question))
+    scores = term_scores(
+        [chunk.text for _, chunk, _ in offered],
+        tuple(question),
+        [chunk.language or DEFAULT_LANGUAGE for _, chunk, _ in offered],
+    )
     order = sorted(
         range(len(offered)), key=lambda i: (-scores[i], offered[i][0].id, offered[i][1].ord)
     )
@@ -147,6 +153,7 @@ def offer_records(
                 chunk.text,
                 ranks[key],
                 whole,
+                language=chunk.language or DEFAULT_LANGUAGE,
             )
         )
     return tuple(chunks)

@@ -66,8 +66,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from open_notebook.context._model import Candidate
-from open_notebook.search import WordTerms, words
 from open_notebook.segment import sentences
+from open_notebook.text import DEFAULT_LANGUAGE, term_sequences
 
 # Half of a chunk's relevance follows its sentences' sizes, half the question's terms in them:
 # neither signal is trusted over the other.
@@ -98,6 +98,8 @@ class RankedChunk:
     whole: bool = False
     # The search's score (``None`` when search did not rank it): how far below the best it is.
     score: float | None = None
+    # The language its text is read in (the stored chunk's; see open_notebook.text).
+    language: str = DEFAULT_LANGUAGE
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,19 +205,20 @@ def _drafts(chunks: Sequence[RankedChunk]) -> list[_Draft]:
     return drafts
 
 
-def _term_sequences(texts: Sequence[str]) -> tuple[list[list[str]], set[str]]:
-    """Each text's terms in order, and every distinct term (each distinct word analyzed once)."""
-    by_text = [words(text) for text in texts]
-    terms_of = WordTerms().many({word for found in by_text for word in found})
-    distinct = {term for found in terms_of.values() for term in found}
-    return [[term for word in found for term in terms_of[word]] for found in by_text], distinct
+def _term_sequences(
+    texts: Sequence[str], languages: Sequence[str] | None = None
+) -> tuple[list[list[str]], set[str]]:
+    """Each text's terms in order, read in its language, and every distinct term."""
+    return term_sequences(texts, languages)
 
 
-def term_scores(texts: Sequence[str], question: Iterable[str]) -> list[float]:
+def term_scores(
+    texts: Sequence[str], question: Iterable[str], languages: Sequence[str] | None = None
+) -> list[float]:
     """Each text's sum of the idf of the question's terms it holds (idf among ``texts``): how a
     record's chunks are ranked when no search ranked them."""
     terms = frozenset(question)
-    sequences, _ = _term_sequences(texts)
+    sequences, _ = _term_sequences(texts, languages)
     held = [terms.intersection(sequence) for sequence in sequences]
     idf = _idf(held, terms)
     return [sum(idf.get(term, 0.0) for term in found) for found in held]
@@ -225,7 +228,10 @@ def _analyze(drafts: list[_Draft], question: Sequence[str]) -> None:
     """Each draft's question terms and phrases, a term's variants read as the term."""
     terms = frozenset(question)
     pairs = frozenset(zip(question, question[1:], strict=False))
-    sequences, distinct = _term_sequences([draft.text for draft in drafts])
+    sequences, distinct = _term_sequences(
+        [draft.text for draft in drafts],
+        [draft.chunks[0].language if draft.chunks else DEFAULT_LANGUAGE for draft in drafts],
+    )
     variants = _variants(distinct, terms)
     for draft, found in zip(drafts, sequences, strict=True):
         sequence = [variants.get(term, term) for term in found]

@@ -11,19 +11,14 @@ import numpy as np
 import numpy.typing as npt
 
 from open_notebook.context._model import Piece
+from open_notebook.text import normalized_words as normalized_words
 
-# Case, punctuation and whitespace do not make two texts different.
-_NON_WORD: Final = re.compile(r"[\W_]+", re.UNICODE)
 # A sentence ends at . ! ? (or their CJK forms) followed by space, or at a line break.
 _SENTENCE_END: Final = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 SHINGLE_WORDS: Final = 3
 _MIXERS: Final = np.array(
     [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], dtype=np.uint64
 )
-
-
-def normalized_words(text: str) -> list[str]:
-    return _NON_WORD.sub(" ", text.casefold()).split()
 
 
 def fingerprint(text: str) -> str:

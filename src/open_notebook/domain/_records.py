@@ -152,3 +152,5 @@ class Chunk(Record):
     embedding: list[float] | None = None
     model_id: str | None = None
     dim: int | None = None
+    # ISO 639-1 code of the text's language ("" unknown; None: stored before it was detected).
+    language: str | None = None

@@ -31,6 +31,7 @@ from open_notebook.config import Settings
 from open_notebook.context import ContextRequest, build_context, pack_chunks
 from open_notebook.embeddings import Embedder
 from open_notebook.eval._beir import Dataset, Document, load_corpus, load_dataset
+from open_notebook.eval._languages import dataset_languages
 from open_notebook.ingest import Extracted, Ingestor, SourceFormat
 from open_notebook.search import SearchHit, SearchMode, SearchService
 from open_notebook.store import Store, open_store
@@ -135,8 +136,10 @@ async def evaluate_context(
         tallies, search_ms = await _run(
             service, notebook_id, dataset, queries, budgets, methods, documents_of, progress
         )
+        languages = await dataset_languages(store, notebook_id, [text for _, text in queries])
         return {
             "dataset": dataset.name,
+            "languages": languages,
             "distractors": [Path(one).name for one in distractors],
             "documents": len(dataset.documents) + len(extra),
             "chunks": await store.chunks.count(),

@@ -27,6 +27,7 @@ from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
 from open_notebook.errors import InvalidInputError
 from open_notebook.eval._beir import Dataset, Document, load_dataset
+from open_notebook.eval._languages import dataset_languages
 from open_notebook.ingest import Ingestor
 from open_notebook.search import FusionMethod, SearchHit, SearchMode, SearchService
 from open_notebook.store import Store, open_store
@@ -112,6 +113,7 @@ async def evaluate_modes(
         ingest_s = time.perf_counter() - started
         chunks = await store.chunks.count()
         queries = list(dataset.queries.items())[:max_queries]
+        languages = await dataset_languages(store, notebook, [text for _, text in queries])
         results = []
         for name in names:
             mode, overrides = _MODES[name]
@@ -133,6 +135,7 @@ async def evaluate_modes(
                     "latency_ms_p95": _percentile(latencies, 95),
                     "ingest_s": round(ingest_s, 2),
                     "embedding_model": embedder.model_id,
+                    "languages": languages,
                 }
             )
     finally:

@@ -9,7 +9,9 @@ from collections.abc import Sequence
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder, PieceEmbedder, Vectors, empty_vectors
 from open_notebook.ingest._chunking import ChunkSpan, chunk_text
+from open_notebook.ingest._languages import with_languages
 from open_notebook.store import ChunkRow
+from open_notebook.text import LanguageDetector
 
 
 class ChunkEmbedder:
@@ -20,6 +22,7 @@ class ChunkEmbedder:
         self.max_tokens = min(settings.chunk_tokens, embedder.max_tokens)
         # Overlap must leave room for new text in every chunk.
         self.overlap = min(settings.chunk_overlap, self.max_tokens // 4)
+        self.languages = LanguageDetector()
 
     def spans(
         self, text: str, fmt: str, piece_starts: Sequence[int] | None = None
@@ -79,9 +82,10 @@ class ChunkEmbedder:
         return self.to_rows(spans, self.embedder.embed_documents([span.text for span in spans]))
 
     def to_rows(self, spans: Sequence[ChunkSpan], vectors: Vectors) -> list[ChunkRow]:
-        """Rows numbered in reading order from ``spans`` and their vectors."""
+        """Rows numbered in reading order from ``spans`` and their vectors, each with its
+        text's language."""
         model_id, dim = self.embedder.model_id, int(vectors.shape[1])
-        return [
+        rows = [
             ChunkRow(
                 ord=index,
                 text=span.text,
@@ -95,6 +99,7 @@ class ChunkEmbedder:
             )
             for index, (span, vector) in enumerate(zip(spans, vectors, strict=True))
         ]
+        return with_languages(rows, self.languages)
 
 
 def span_pieces(

@@ -282,6 +282,7 @@ def attribute(
     marks = parse_marks(answer)
     spans = split_sentences(answer, marks)
     visible = list(index.visible)
+    scorer.read_in([*(one.text for one in visible), *(span.text for span in spans)])
     claims = [_claim(span, question, scorer) for span in spans]
     matrix = _fragments_held(
         scorer.score(claims, [one.text for one in visible]), spans, claims, visible, scorer

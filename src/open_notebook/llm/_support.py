@@ -3,7 +3,9 @@
 ``support(text, passage)`` is in 0..1, the mean of two opinions:
 
 * **lexical**: the share of the text's distinct terms that the passage holds, with the search's
-  analysis (stems, stop words dropped, CJK characters and their 2-grams);
+  analysis (:mod:`open_notebook.text`: stems and stop words of the passages' languages, CJK
+  characters and their 2-grams). Texts and passages are read in every language detected among
+  them (the union of its terms), so an answer is read the way its passages are;
 * **semantic**: the best cosine between the text and one of the passage's sentences, measured
   above what the embedder gives unrelated texts (``(cos - null) / (1 - null)``, clipped; the
   null is the mean cosine of a fixed set of mutually unrelated sentences, so an embedder whose
@@ -32,8 +34,8 @@ import numpy as np
 
 from open_notebook.embeddings import Embedder, readable_scripts, readable_share, script_letters
 from open_notebook.errors import ModelError
-from open_notebook.search import WordTerms, words
 from open_notebook.segment import sentences
+from open_notebook.text import LanguageDetector, TextTerms
 
 log = logging.getLogger(__name__)
 
@@ -100,10 +102,19 @@ class SupportScorer:
     def __init__(self, embedder: Embedder | None) -> None:
         self._embedder = embedder
         self._scripts = readable_scripts(embedder) if embedder is not None else None
-        self._terms = WordTerms()
+        self._languages = LanguageDetector()
+        self._terms = TextTerms()
+
+    def read_in(self, texts: Sequence[str]) -> None:
+        """Read the terms of what follows in the languages of ``texts`` (a turn's passages and
+        sentences): every language detected among them, English when none is."""
+        found = tuple(sorted({self._languages.detect(one) for one in texts} - {""}))
+        languages = found or ("en",)
+        if languages != self._terms.languages:
+            self._terms = TextTerms(languages)
 
     def terms(self, text: str) -> frozenset[str]:
-        return frozenset(term for word in words(text) for term in self._terms(word))
+        return self._terms(text)
 
     def _readable(self, text: str) -> float:
         if self._embedder is None:
@@ -114,6 +125,7 @@ class SupportScorer:
         """Support of every text by every passage."""
         shape = (len(texts), len(passages))
         lexical = np.zeros(shape, dtype=np.float64)
+        self.read_in([*texts, *passages])
         held = [self.terms(one) for one in passages]
         passage_numbers = [numbers_in(one) for one in passages]
         allowed = np.ones(shape, dtype=bool)

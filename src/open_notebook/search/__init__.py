@@ -4,17 +4,17 @@ service = SearchService(store, embedder, settings)
 hits = await service.search("lift of a wing", notebook_id="notebook:abc", mode=SearchMode.HYBRID)
 groups = group_by_parent(hits)
 
-The text analysis of BM25 (``words``, ``WordTerms``, ``query_terms``) is public: matching a
-question's terms elsewhere (the context builder's sentences) uses the same stems, stop words and
-CJK n-grams.
+The text analysis of BM25 lives in :mod:`open_notebook.text` (the one home of language
+detection, stems, stop words and n-grams); ``words``, ``WordTerms`` and ``query_terms`` are
+re-exported here for the callers that import them from search.
 """
 
 from open_notebook.config import FusionMethod
-from open_notebook.search._analyze import WordTerms, query_terms, words
 from open_notebook.search._fusion import DEFAULT_RRF_K, convex_fuse, rrf_fuse
 from open_notebook.search._hits import ParentGroup, group_by_parent
 from open_notebook.search._service import MAX_LIMIT, QueryEmbedder, SearchService
 from open_notebook.search._types import FusionWeights, HitScores, HitType, SearchHit, SearchMode
+from open_notebook.text import WordTerms, query_terms, words
 
 __all__ = [
     "DEFAULT_RRF_K",

@@ -7,6 +7,12 @@ idle machine), 180 ms at 10k even without the notebook filter; and its full-text
 inserts superlinear (1,200 chunks in one transaction ran out of 23 GB). Built here, a query costs
 the length of its terms' posting lists.
 
+Each text is analyzed in its own language (:mod:`open_notebook.text`: that language's Snowball
+stemmer and stop words, n-grams for scripts without spaces); one vocabulary holds the terms of
+every language. A query is analyzed once per language of the scope's live rows and its terms
+are the union: each chunk is matched by the query read the way the chunk was read, whatever the
+language of the question.
+
 Scoring is Okapi BM25 (k1 = 1.2, b = 0.75, the engine's defaults) with the non-negative IDF
 ``ln(1 + (N - df + 0.5) / (df + 0.5))``: the engine's classic IDF gave a term found in more than
 half of the chunks a score of exactly 0.
@@ -22,6 +28,7 @@ so scores are bit-identical to an index built from scratch over the same live ro
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -30,10 +37,10 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from open_notebook.search._analyze import WordTerms, query_terms, words
 from open_notebook.search._rows import KIND_CODES, Grow
 from open_notebook.search._top import best_first
 from open_notebook.search._types import HitType
+from open_notebook.text import DEFAULT_LANGUAGE, WordTerms, query_terms, words
 
 K1: Final = 1.2
 B: Final = 0.75
@@ -128,21 +135,33 @@ class TextIndex:
 
     def __init__(self) -> None:
         self.vocabulary: dict[str, int] = {}
-        self._analyze = WordTerms()
+        self._analyzers: dict[str, WordTerms] = {}
+        # Live rows per language: the languages a query is read in.
+        self._languages: Counter[str] = Counter()
         self._segments: list[Segment] = []
         self._found_in: Grow[np.int64] = Grow(np.int64)
         self._lengths: Grow[np.int32] = Grow(np.int32)
         self._total = 0
         self._count = 0
 
-    def add(self, rows: Sequence[int], texts: Sequence[str], alive: npt.NDArray[np.bool_]) -> None:
-        """Index new rows (``alive`` is the scope's mask after the write, for merges)."""
+    def add(
+        self,
+        rows: Sequence[int],
+        texts: Sequence[str],
+        alive: npt.NDArray[np.bool_],
+        languages: Sequence[str] | None = None,
+    ) -> None:
+        """Index new rows, each text in its language (default English; ``alive`` is the scope's
+        mask after the write, for merges)."""
+        languages = _or_default(languages, len(texts))
         for start in range(0, len(rows), _BATCH_ROWS):
-            self._add(rows[start : start + _BATCH_ROWS], texts[start : start + _BATCH_ROWS])
+            end = start + _BATCH_ROWS
+            self._add(rows[start:end], texts[start:end], languages[start:end])
             self._merge(alive)
 
-    def _add(self, rows: Sequence[int], texts: Sequence[str]) -> None:
-        terms, lengths = self._terms(texts)
+    def _add(self, rows: Sequence[int], texts: Sequence[str], languages: Sequence[str]) -> None:
+        terms, lengths = self._terms(texts, languages)
+        self._languages.update(languages)
         row_ids = np.asarray(rows, dtype=np.int64)
         self._lengths.resize(int(row_ids.max()) + 1)
         self._lengths.view()[row_ids] = lengths
@@ -154,11 +173,15 @@ class TextIndex:
         self._found_in.view()[segment.terms] += np.diff(segment.offsets)
         self._segments.append(segment)
 
-    def remove(self, rows: Sequence[int], texts: Sequence[str]) -> None:
+    def remove(
+        self, rows: Sequence[int], texts: Sequence[str], languages: Sequence[str] | None = None
+    ) -> None:
         """Take rows out of the statistics; their postings are masked by the views' ``alive``."""
         if not rows:
             return
-        terms, lengths = self._terms(texts)
+        languages = _or_default(languages, len(texts))
+        terms, lengths = self._terms(texts, languages)
+        self._languages.subtract(languages)
         owners = np.repeat(np.arange(len(rows), dtype=np.int64), lengths)
         # Each (row, term) pair counts once toward a term's document frequency.
         distinct = np.unique((owners << _ROW_BITS) | terms) & ((1 << _ROW_BITS) - 1)
@@ -188,6 +211,7 @@ class TextIndex:
             alive=alive,
             kinds=kinds,
             ids=ids,
+            languages=tuple(sorted(one for one, count in self._languages.items() if count > 0)),
         )
 
     def _merge(self, alive: npt.NDArray[np.bool_]) -> None:
@@ -198,24 +222,39 @@ class TextIndex:
                 break
             segments[-2:] = [merge(segments[-2:], alive)]
 
-    def _terms(self, texts: Sequence[str]) -> tuple[Terms, Terms]:
+    def _terms(self, texts: Sequence[str], languages: Sequence[str]) -> tuple[Terms, Terms]:
         """Every text's term ids, flattened, and the number of terms of each text."""
         vocabulary = self.vocabulary
-        analyze = self._analyze
-        by_word: dict[str, tuple[int, ...]] = {}
+        tables: dict[str, dict[str, tuple[int, ...]]] = {}
         flat: list[int] = []
         lengths = np.zeros(len(texts), dtype=np.int64)
-        for index, text in enumerate(texts):
+        for index, (text, language) in enumerate(zip(texts, languages, strict=True)):
             found = words(text)
-            # Only new words run Python code; mapping and flattening the rest stays in C.
-            for word in set(found).difference(by_word):
-                by_word[word] = tuple(
-                    vocabulary.setdefault(term, len(vocabulary)) for term in analyze(word)
-                )
+            by_word = tables.get(language)
+            if by_word is None:
+                by_word = tables[language] = {}
+            new = set(found).difference(by_word)
+            if new:
+                # Only new words run Python code; mapping and flattening the rest stays in C.
+                analyze = self._analyzer(language)
+                for word, terms in analyze.many(new).items():
+                    by_word[word] = tuple(
+                        vocabulary.setdefault(term, len(vocabulary)) for term in terms
+                    )
             before = len(flat)
             flat.extend(chain.from_iterable(map(by_word.__getitem__, found)))
             lengths[index] = len(flat) - before
         return np.array(flat, dtype=np.int64), lengths
+
+    def _analyzer(self, language: str) -> WordTerms:
+        analyzer = self._analyzers.get(language)
+        if analyzer is None:
+            analyzer = self._analyzers[language] = WordTerms(language)
+        return analyzer
+
+
+def _or_default(languages: Sequence[str] | None, count: int) -> Sequence[str]:
+    return [DEFAULT_LANGUAGE] * count if languages is None else languages
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,10 +269,13 @@ class TextView:
     alive: npt.NDArray[np.bool_]
     kinds: npt.NDArray[np.uint8]
     ids: Sequence[str]
+    # The languages of the live rows (the query is read in each).
+    languages: tuple[str, ...] = ()
 
     def search(self, query: str, k: int, kinds: frozenset[HitType]) -> list[tuple[str, float]]:
         """The ``k`` best chunks as ``(chunk id, BM25 score)``, best first; ties by chunk id."""
-        terms = [self.vocabulary.get(term) for term in query_terms(query)]
+        read_in = self.languages or (DEFAULT_LANGUAGE,)
+        terms = [self.vocabulary.get(term) for term in query_terms(query, read_in)]
         known = [
             term
             for term in terms

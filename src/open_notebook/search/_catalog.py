@@ -46,6 +46,7 @@ class Catalog:
             scores=scores,
             rank=rank,
             heading_path=rows.headings[row],
+            language=rows.languages[row],
         )
 
 

@@ -12,7 +12,10 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from open_notebook.search._query import STOP_WORDS, has_cjk
+from open_notebook.text import has_unspaced, stop_words
+
+# Display only: marks the English stop words' neighbours, not the stop words themselves.
+STOP_WORDS: Final = stop_words("en")
 
 SNIPPET_CHARS: Final = 160
 MAX_SNIPPETS: Final = 3
@@ -23,8 +26,8 @@ _WORD: Final = re.compile(r"\w+")
 def term_pattern(query: str) -> re.Pattern[str] | None:
     """A regex marking the query's terms in a text, or ``None`` when nothing can be marked."""
     words = {word for word in _WORD.findall(query.lower()) if word not in STOP_WORDS}
-    stems = sorted({_stem(word) for word in words if not has_cjk(word)}, key=len, reverse=True)
-    cjk = sorted({word for word in words if has_cjk(word)}, key=len, reverse=True)
+    stems = sorted({_stem(word) for word in words if not has_unspaced(word)}, key=len, reverse=True)
+    cjk = sorted({word for word in words if has_unspaced(word)}, key=len, reverse=True)
     parts = [rf"\b{re.escape(stem)}\w*" for stem in stems if stem]
     parts += [re.escape(word) for word in cjk]
     if not parts:

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from open_notebook.search._types import HitType
 from open_notebook.store import ScopeChunks
+from open_notebook.text import LanguageDetector
 
 # A chunk's kind as the small integer its column stores.
 KIND_CODES: Final = {HitType.SOURCE: 0, HitType.NOTE: 1, HitType.INSIGHT: 2}
@@ -139,6 +140,10 @@ class ChunkColumns:
         # A stable hash of each id: samples picked by it do not depend on load order.
         self.sample_keys: Grow[np.uint32] = Grow(np.uint32)
         self.row_of: dict[str, int] = {}
+        # Each row's language (ISO 639-1, "" unknown), as stored; a chunk stored before
+        # languages were detected is detected when it is loaded.
+        self.languages: list[str] = []
+        self._detector = LanguageDetector()
         self._shared: dict[object, object] = {}
 
     def __len__(self) -> int:
@@ -157,4 +162,12 @@ class ChunkColumns:
         self.kinds.extend([KIND_CODES[HitType(kind)] for kind in chunks.kinds])
         self.sample_keys.extend([zlib.crc32(one.encode()) for one in chunks.ids])
         self.row_of.update(zip(chunks.ids, range(first, first + len(chunks)), strict=True))
+        self.languages.extend(shared(one, one) for one in self._languages_of(chunks))  # type: ignore[misc]
         return range(first, len(self.ids))
+
+    def _languages_of(self, chunks: ScopeChunks) -> list[str]:
+        stored = chunks.languages if len(chunks.languages) == len(chunks) else [None] * len(chunks)
+        return [
+            self._detector.detect(text) if language is None else language
+            for language, text in zip(stored, chunks.texts, strict=True)
+        ]

@@ -79,13 +79,17 @@ class Scope:
             self._alive.view()[leaving] = False
             self._vectors.remove(leaving)
             if self._text is not None:
-                self._text.remove(leaving, self.columns.texts.many(leaving))
+                languages = self.columns.languages
+                self._text.remove(
+                    leaving, self.columns.texts.many(leaving), [languages[row] for row in leaving]
+                )
             self.dead += len(leaving)
         rows = self.columns.extend(chunks)
         self._alive.extend(np.ones(len(rows), dtype=bool))
         self._vectors.extend(chunks.vectors, chunks.models)
         if self._text is not None:
-            self._text.add(rows, chunks.texts, self._alive.view())
+            languages = self.columns.languages[rows.start : rows.stop]
+            self._text.add(rows, chunks.texts, self._alive.view(), languages)
         for root, row in zip(chunks.roots, rows, strict=True):
             self._rows_of.setdefault(root, []).append(row)
         # Shared by every snapshot: only a note's title changes, and an older snapshot may show
@@ -141,7 +145,8 @@ def index_text(snapshot: VectorSnapshot) -> TextIndex:
         # A batch of texts at a time: the texts are held compressed (``TextColumn``).
         for start in range(0, len(live), _INDEX_BATCH):
             rows = live[start : start + _INDEX_BATCH]
-            index.add(rows, columns.texts.many(rows), snapshot.alive)
+            languages = [columns.languages[row] for row in rows]
+            index.add(rows, columns.texts.many(rows), snapshot.alive, languages)
     return index
 
 

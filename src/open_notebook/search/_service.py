@@ -23,6 +23,7 @@ from open_notebook.search._snapshots import SnapshotCache
 from open_notebook.search._types import HitScores, HitType, SearchHit, SearchMode
 from open_notebook.search._vectors import VectorSnapshot
 from open_notebook.store import Store
+from open_notebook.text import LanguageDetector
 
 MAX_LIMIT = 1000
 # Highlight terms come from the start of a huge query only (the regex stays small).
@@ -100,6 +101,7 @@ class SearchService:
             rrf_weights=weights,
         )
         self.snapshots = SnapshotCache(store, exact_limit=exact_limit)
+        self._languages = LanguageDetector()
 
     async def search(
         self,
@@ -177,7 +179,11 @@ class SearchService:
         if not kinds:
             raise InvalidInputError("types must name at least one hit type", field="types")
         return _Request(
-            query=prepare_query(query, max_tokens=self._embedder.max_tokens),
+            query=prepare_query(
+                query,
+                max_tokens=self._embedder.max_tokens,
+                language=self._languages.detect(query) if isinstance(query, str) else "",
+            ),
             notebook_id=None if notebook_id is None else normalize_id(notebook_id, "notebook"),
             mode=parsed_mode,
             limit=limit,

@@ -53,6 +53,8 @@ class SearchHit:
     ``parent_id`` is the source, note or insight the chunk belongs to; ``source_id`` is the root
     source for source and insight chunks (``None`` for notes). ``char_start``/``char_end`` are
     the chunk's span in its parent's text and ``ord`` its position among the parent's chunks.
+    ``language`` is the ISO 639-1 code of the chunk's text (``""`` unknown): the builder and
+    attribution read its sentences in it (:mod:`open_notebook.text`).
     """
 
     id: str
@@ -68,3 +70,4 @@ class SearchHit:
     rank: int
     heading_path: tuple[str, ...] = ()
     highlights: tuple[str, ...] = field(default_factory=tuple)
+    language: str = ""

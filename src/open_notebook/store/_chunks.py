@@ -32,6 +32,8 @@ def chunk_documents(
             "char_end": row.char_end,
             "heading_path": list(row.heading_path),
         }
+        if row.language is not None:
+            document["language"] = row.language
         if source_id is not None:
             document["source"] = record(source_id, "source")
         if notebook_id is not None:
@@ -72,6 +74,13 @@ UPDATE array::concat($sources, array::filter($parents, |$p| record::tb($p) == 'n
     SET chunks_stamp = fn::next_version(chunks_stamp ?? 0) RETURN NONE;
 UPDATE $nbs SET version = fn::next_version(version);
 IF $run != NONE { DELETE $run; };
+"""
+# A notebook's chunks: those of its sources (and their insights) and of its notes.
+_NOTEBOOK_LANGUAGES = """
+LET $src = SELECT VALUE in FROM reference WHERE out = $nb;
+LET $notes = SELECT VALUE id FROM note WHERE notebook = $nb;
+SELECT language, count() AS n FROM chunk
+    WHERE (source IN $src OR parent IN $notes) AND language != NONE GROUP BY language;
 """
 # Staging runs of other processes: an embedded database has one process, so any other owner's run
 # was killed; a server's run older than an hour is taken as dead (0010_staging.surql).
@@ -226,3 +235,16 @@ class ChunkRepository(Repository):
     async def count(self) -> int:
         rows = await self.db.query_one("SELECT count() AS n FROM chunk GROUP ALL")
         return int(rows[0]["n"]) if rows else 0
+
+    async def language_counts(self, notebook_id: str | None = None) -> dict[str, int]:
+        """How many chunks of a notebook (``None``: of every notebook) are in each language
+        (``""``: unknown; chunks stored before languages were detected are left out)."""
+        if notebook_id is None:
+            rows = await self.db.query_one(
+                "SELECT language, count() AS n FROM chunk WHERE language != NONE GROUP BY language"
+            )
+        else:
+            rows = (
+                await self.db.query(_NOTEBOOK_LANGUAGES, {"nb": record(notebook_id, "notebook")})
+            )[-1]
+        return {str(row["language"]): int(row["n"]) for row in rows or []}

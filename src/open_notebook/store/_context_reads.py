@@ -55,6 +55,8 @@ class ChunkText:
     char_start: int
     char_end: int
     text: str
+    # ISO 639-1 code of the text's language ("" unknown; None: stored before it was detected).
+    language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +138,7 @@ SELECT VALUE [<string> id, content] FROM $notes;
 # Each parent's chunks through the `parent` index, nested per parent (same order as asked).
 _CHUNKS: Final = """
 RETURN $parents.map(|$p|
-    SELECT VALUE [<string> id, ord, char_start, char_end, text] FROM chunk
+    SELECT VALUE [<string> id, ord, char_start, char_end, text, language] FROM chunk
     WHERE parent = $p ORDER BY ord);
 """
 
@@ -288,9 +290,16 @@ class ContextReads:
         found: dict[str, list[ChunkText]] = {}
         for record_id, rows in zip(wanted, nested or [], strict=False):
             found[record_id] = [
-                ChunkText(str(plain_id(row[0])), int(row[1]), int(row[2]), int(row[3]), str(row[4]))
+                ChunkText(
+                    str(plain_id(row[0])),
+                    int(row[1]),
+                    int(row[2]),
+                    int(row[3]),
+                    str(row[4]),
+                    None if row[5] is None else str(row[5]),
+                )
                 for row in rows or []
-                if isinstance(row, list) and len(row) == 5
+                if isinstance(row, list) and len(row) == 6
             ]
         return found
 

@@ -177,6 +177,10 @@ class ChunkRecords(Protocol):
 
     async def count(self) -> int: ...
 
+    async def language_counts(self, notebook_id: str | None = None) -> dict[str, int]:
+        """Chunks per detected language (``""`` unknown) of a notebook or of every notebook."""
+        ...
+
 
 class ScopeReads(Protocol):
     """What a search snapshot reads: a scope's members, their stamps, and their chunks."""

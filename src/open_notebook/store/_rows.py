@@ -27,6 +27,8 @@ class ChunkRow:
     model_id: str | None = None
     dim: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # ISO 639-1 code of the text's language ("" unknown; None: not detected, as before 0014).
+    language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +84,8 @@ class ScopeChunks:
     ords: list[int] = field(default_factory=list)
     vectors: list[Vector | None] = field(default_factory=list)
     models: list[tuple[str, int] | None] = field(default_factory=list)
+    # Each chunk's stored language; None for a chunk stored before it was detected.
+    languages: list[str | None] = field(default_factory=list)
     source_titles: list[tuple[str, str]] = field(default_factory=list)
     note_titles: list[tuple[str, str]] = field(default_factory=list)
     # (insight id, insight type, source title)

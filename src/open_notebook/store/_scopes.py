@@ -41,7 +41,7 @@ SELECT VALUE [id, chunks_stamp, updated] FROM note;
 _CHUNKS: Final = """
 SELECT VALUE [<string> id, kind, <string> parent, IF source != NONE { <string> source }, text,
     char_start, char_end, heading_path, ord,
-    embedding_f32, IF embedding_f32 = NONE { embedding } ELSE { NONE }, model_id, dim]
+    embedding_f32, IF embedding_f32 = NONE { embedding } ELSE { NONE }, model_id, dim, language]
     FROM chunk WHERE source IN $sources OR parent IN $notes;
 SELECT VALUE [id, title] FROM $sources;
 SELECT VALUE [id, title] FROM $notes;
@@ -105,7 +105,7 @@ def _stamps(rows: Any) -> dict[str, Hashable]:
 
 def _append(found: ScopeChunks, row: Sequence[Any]) -> None:
     chunk_id, kind, parent, source, text, start, end, headings, order = row[:9]
-    as_bytes, as_array, model_id, dim = row[9:13]
+    as_bytes, as_array, model_id, dim, language = row[9:14]
     parent, source = _plain(parent), _plain(source) if source else None
     found.ids.append(_plain(chunk_id))
     found.kinds.append(str(kind))
@@ -117,6 +117,7 @@ def _append(found: ScopeChunks, row: Sequence[Any]) -> None:
     found.ends.append(int(end))
     found.headings.append(tuple(headings or ()))
     found.ords.append(int(order or 0))
+    found.languages.append(None if language is None else str(language))
     vector = as_bytes if as_bytes is not None else as_array
     found.vectors.append(vector)
     if model_id is None:

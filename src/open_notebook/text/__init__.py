@@ -1,0 +1,44 @@
+"""Text analysis by language: detection, words, stems, stop words, n-grams (one home).
+
+Every place that matches text (BM25 over chunks and queries, the context builder's sentence
+scores, the attribution of answer sentences and the coverage check) reads words into terms
+here, so one word is one term everywhere. See :mod:`open_notebook.text._analyze` for the
+analysis and :mod:`open_notebook.text._detect` for the detector.
+"""
+
+from open_notebook.text._analyze import (
+    DEFAULT_LANGUAGE,
+    TextTerms,
+    WordTerms,
+    normalized_words,
+    query_terms,
+    term_sequences,
+    words,
+)
+from open_notebook.text._detect import LanguageDetector, load_cld2, stop_word_vote
+from open_notebook.text._languages import STEMMERS, UNKNOWN, normalized, stop_words
+from open_notebook.text._scripts import Script, has_unspaced, main_script, script_letters
+from open_notebook.text._shares import describe_shares, language_shares
+
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "STEMMERS",
+    "UNKNOWN",
+    "LanguageDetector",
+    "Script",
+    "TextTerms",
+    "WordTerms",
+    "describe_shares",
+    "has_unspaced",
+    "language_shares",
+    "load_cld2",
+    "main_script",
+    "normalized",
+    "normalized_words",
+    "query_terms",
+    "script_letters",
+    "stop_word_vote",
+    "stop_words",
+    "term_sequences",
+    "words",
+]

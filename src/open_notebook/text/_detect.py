@@ -1,0 +1,125 @@
+"""The language of a text, offline: its script first, then CLD2, then its stop words.
+
+1. **Script** (:mod:`open_notebook.text._scripts`): Greek, Hebrew, Thai, Han, Kana, Hangul and
+   other single-language scripts settle the language; a text without letters (digits only) has
+   none (``prior``).
+2. **CLD2** (``pycld2``, Google's Compact Language Detector 2, Apache-2.0): its n-gram tables are
+   compiled into the wheel's extension module, so nothing is read or downloaded at run time. The
+   extension is checked against its pinned sha256 before it is imported. It reads ~6 MB/s here
+   (~0.15 ms for a 1,000-character chunk, ~35x faster than py3langid's naive Bayes, measured on
+   the same texts). Its answer counts when it is reliable and a two-letter ISO 639-1 code
+   (its three-letter codes are rare languages and, on short English questions, Klingon).
+3. **Stop words**: a short Latin-script text that CLD2 is not sure of ("¿Quién?", "How many?")
+   is the language whose Snowball stop words it holds most, when one language leads; then
+   CLD2's best effort; then ``prior`` (a chunk's source language, for example).
+
+Only the first :data:`SAMPLE_CHARS` characters are read: a chunk or a question is shorter, and a
+whole source's language is settled by far less.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from open_notebook.errors import ModelError
+from open_notebook.text._languages import STOP_WORDS, UNKNOWN, normalized
+from open_notebook.text._scripts import SCRIPT_DEFAULT, SCRIPT_LANGUAGE, Script, main_script
+
+SAMPLE_CHARS: Final = 2_000
+# The pinned pycld2 wheel's extension (pycld2==0.42, CPython 3.11, manylinux x86_64).
+CLD2_SHA256: Final = {
+    "_pycld2.cpython-311-x86_64-linux-gnu.so": (
+        "e778428ec5d4d5bf706866c21752daf145a382e6874a4bf3e4169889c1eba63d"
+    ),
+}
+# One list per language (Norwegian has three codes for one list); Russian is not Latin script.
+_LATIN_STOPS: Final = {
+    code: words for code, words in STOP_WORDS.items() if code not in {"ru", "nb", "nn"}
+}
+_WORD_SPLIT: Final = str.maketrans(dict.fromkeys("¿?¡!.,;:()[]{}\"'«»“”’-", " "))
+
+Detect = Callable[..., Any]
+
+
+def load_cld2() -> Detect:
+    """CLD2's ``detect``, once its extension's sha256 is the pinned one.
+
+    Raises:
+        ModelError: pycld2 is missing, or its extension is not the pinned file.
+    """
+    spec = importlib.util.find_spec("pycld2")
+    if spec is None or spec.origin is None:
+        raise ModelError("pycld2 is not installed; reinstall the package (pip install -e .)")
+    folder = Path(spec.origin).parent
+    found = sorted(folder.glob("_pycld2*.so"))
+    if not found or found[0].name not in CLD2_SHA256:
+        names = ", ".join(one.name for one in found) or "none"
+        raise ModelError(f"pycld2's extension ({names}) is not the pinned build of pycld2==0.42")
+    digest = hashlib.sha256(found[0].read_bytes()).hexdigest()
+    if digest != CLD2_SHA256[found[0].name]:
+        raise ModelError(
+            f"pycld2's extension at {found[0]} has sha256 {digest}, expected "
+            f"{CLD2_SHA256[found[0].name]}: reinstall pycld2==0.42"
+        )
+    module = importlib.import_module("pycld2")
+    detect: Detect = module.detect
+    return detect
+
+
+class LanguageDetector:
+    """Detects languages; CLD2 is verified and loaded on the first text that needs it."""
+
+    __slots__ = ("_cld2",)
+
+    def __init__(self) -> None:
+        self._cld2: Detect | None = None
+
+    def detect(self, text: str, *, prior: str = UNKNOWN) -> str:
+        """The ISO 639-1 code of ``text``'s language; ``prior`` when nothing tells."""
+        sample = text[:SAMPLE_CHARS]
+        script = main_script(sample)
+        if script is None:
+            return prior
+        settled = SCRIPT_LANGUAGE.get(script)
+        if settled is not None:
+            return settled
+        reliable, best = self._cld2_answer(sample)
+        if reliable:
+            return reliable
+        if script is Script.LATIN:
+            voted = stop_word_vote(sample)
+            if voted:
+                return voted
+        return best or prior or SCRIPT_DEFAULT.get(script, UNKNOWN)
+
+    def detect_many(self, texts: Sequence[str], *, prior: str = UNKNOWN) -> list[str]:
+        return [self.detect(text, prior=prior) for text in texts]
+
+    def _cld2_answer(self, sample: str) -> tuple[str, str]:
+        """CLD2's reliable answer (or ``""``) and its best effort (or ``""``)."""
+        if self._cld2 is None:
+            self._cld2 = load_cld2()
+        try:
+            reliable, _, details = self._cld2(sample, isPlainText=True, bestEffort=True)
+        except Exception:  # noqa: BLE001 - pycld2.error: bytes it cannot read (lone surrogates)
+            return UNKNOWN, UNKNOWN
+        code = normalized(str(details[0][1]))
+        if len(code) != 2:
+            return UNKNOWN, UNKNOWN
+        return (code if reliable else UNKNOWN), code
+
+
+def stop_word_vote(text: str) -> str:
+    """The language whose Snowball stop words ``text`` holds most, if exactly one leads."""
+    tokens = text.lower().translate(_WORD_SPLIT).split()
+    counts = {
+        code: sum(1 for one in tokens if one in words) for code, words in _LATIN_STOPS.items()
+    }
+    best = max(counts.values(), default=0)
+    leaders = [code for code, count in counts.items() if count == best]
+    return leaders[0] if best > 0 and len(leaders) == 1 else UNKNOWN
