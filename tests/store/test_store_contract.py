@@ -445,3 +445,27 @@ async def test_chat_sessions_keep_their_owner_and_messages_in_order(store: Store
     # Another session's messages are its own.
     await store.sessions.create("talk2", kind="source", target="source:s1")
     assert await store.sessions.messages("talk2") == []
+
+
+async def test_chunks_keep_their_language(store: Store) -> None:
+    notebook = await store.notebooks.create("Languages")
+    other = await store.notebooks.create("Elsewhere")
+    spanish = [dataclasses.replace(row, language="es") for row in rows(2)]
+    source = await store.sources.create(
+        NewSource(title="Artículo", full_text="t"), notebook_ids=[notebook.id], chunks=spanish
+    )
+    note = await store.notes.create(
+        notebook.id, "n", chunks=[dataclasses.replace(rows(1)[0], language="")]
+    )
+    await store.notes.create(other.id, "x", chunks=[dataclasses.replace(rows(1)[0], language="fr")])
+    legacy = await store.notes.create(other.id, "y", chunks=rows(1))  # no language: None
+
+    stored = await store.chunks.for_parents([source.id, legacy.id])
+    assert [chunk.language for chunk in stored[source.id]] == ["es", "es"]
+    assert [chunk.language for chunk in stored[legacy.id]] == [None]
+    scope = await store.scopes.chunks([source.id], [note.id])
+    assert sorted(scope.languages, key=str) == ["", "es", "es"]
+    assert await store.chunks.language_counts(notebook.id) == {"es": 2, "": 1}
+    assert await store.chunks.language_counts(None) == {"es": 2, "": 1, "fr": 1}
+    reads = await store.context.chunks([source.id])
+    assert [one.language for one in reads[source.id]] == ["es", "es"]

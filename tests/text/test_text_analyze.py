@@ -1,0 +1,72 @@
+"""The analysis by language: Snowball stemmers, stop words, n-grams, and the unknown language."""
+
+from __future__ import annotations
+
+import pytest
+
+from open_notebook.text import TextTerms, WordTerms, query_terms, stop_words, term_sequences
+
+
+@pytest.mark.parametrize(
+    ("language", "forms", "stem"),
+    [
+        ("en", ["flows", "flowing", "flowed"], "flow"),
+        ("es", ["corriendo", "corrieron", "corre"], "corr"),
+        ("fr", ["chevaux", "cheval"], "cheval"),
+        ("de", ["Häuser", "Hauses"], "haus"),
+        ("ru", ["книги", "книгами", "книгу"], "книг"),
+    ],
+)
+def test_inflected_forms_share_a_stem(language: str, forms: list[str], stem: str) -> None:
+    analyze = WordTerms(language)
+    assert {analyze(form.lower()) for form in forms} == {(stem,)}
+
+
+def test_stop_words_are_each_languages_own() -> None:
+    assert query_terms("de la casa", ["es"]) == ["cas"]
+    assert query_terms("de la casa", ["en"]) == ["de", "la", "casa"]
+    assert query_terms("the house of the rising sun", ["en"]) == ["hous", "rise", "sun"]
+    assert query_terms("что и как", ["ru"]) == []
+    assert "und" in stop_words("de") and "und" not in stop_words("en")
+
+
+def test_accents_fold_after_stemming() -> None:
+    # A question typed without accents finds the accented word.
+    assert query_terms("canción", ["es"]) == query_terms("cancion", ["es"])
+    assert query_terms("The flows of a Café") == ["flow", "cafe"]
+
+
+def test_unspaced_scripts_become_character_grams() -> None:
+    assert WordTerms("zh")("东京塔") == ("东", "京", "塔", "东京", "京塔")
+    assert query_terms("東京 首都", ["zh"]) == ["東京", "首都"]
+    assert query_terms("京", ["zh"]) == ["京"]
+    assert WordTerms("th")("สวัสดี")[-1] == "ดี"
+
+
+def test_unknown_language_folds_and_keeps_words_whole() -> None:
+    analyze = WordTerms("")
+    assert analyze("running") == ("running",)
+    assert analyze("the") == ("the",)
+    assert analyze("élan") == ("elan",)
+    assert WordTerms("xx-unknown")("words") == ("words",)
+
+
+def test_a_query_read_in_several_languages_holds_each_reading() -> None:
+    terms = query_terms("corriendo flows", ["es", "en"])
+    assert "corr" in terms and "flow" in terms
+
+
+def test_term_sequences_read_each_text_in_its_language() -> None:
+    sequences, distinct = term_sequences(["los niños corrieron", "the children ran"], ["es", "en"])
+    assert sequences == [["nin", "corr"], ["children", "ran"]]
+    assert distinct == {"nin", "corr", "children", "ran"}
+    default, _ = term_sequences(["flows"])
+    assert default == [["flow"]]
+
+
+def test_text_terms_are_the_union_of_their_languages() -> None:
+    reader = TextTerms(["es", "en"])
+    assert reader.languages == ("es", "en")
+    assert {"corr", "corriendo"} <= reader("corriendo")
+    assert reader("de la") == {"de", "la"}  # stop words in Spanish, words in English
+    assert TextTerms(["es"])("de la") == frozenset()

@@ -1,0 +1,89 @@
+"""Language detection: script first, then CLD2 (checked by sha256), then stop words."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from open_notebook.errors import ModelError
+from open_notebook.text import LanguageDetector, Script, main_script, stop_word_vote
+from open_notebook.text import _detect as detect_module
+
+LONG = {
+    "en": "The wing of an aircraft produces lift because the air flowing over its upper surface "
+    "moves faster than the air below it, and the pressure difference pushes the wing upward.",
+    "es": "El ala de un avión produce sustentación porque el aire que fluye sobre su superficie "
+    "superior se mueve más rápido que el aire de abajo, y la diferencia de presión la empuja.",
+    "fr": "L'aile d'un avion produit de la portance parce que l'air qui s'écoule sur sa surface "
+    "supérieure se déplace plus vite que l'air en dessous, et la différence de pression la pousse.",
+    "de": "Der Flügel eines Flugzeugs erzeugt Auftrieb, weil die Luft über seiner Oberseite "
+    "schneller strömt als die Luft darunter, und der Druckunterschied drückt ihn nach oben.",
+    "ru": "Крыло самолёта создаёт подъёмную силу, потому что воздух над его верхней поверхностью "
+    "движется быстрее, чем воздух под ним, и разница давлений толкает крыло вверх.",
+    "zh": "飞机的机翼产生升力，因为流过其上表面的空气比下面的空气移动得更快，压力差将机翼向上推。",
+    "hi": "विमान का पंख उठाव पैदा करता है क्योंकि उसकी ऊपरी सतह पर बहने वाली हवा नीचे की हवा "
+    "से तेज़ चलती है, और दबाव का अंतर पंख को ऊपर धकेलता है।",
+}
+SHORT = {
+    "en": "Who wrote Hamlet?",
+    "es": "¿Quién escribió el libro?",
+    "fr": "Qui a écrit ce livre ?",
+    "de": "Wer hat das Buch geschrieben?",
+    "ru": "Кто написал эту книгу?",
+    "zh": "谁写了这本书？",
+    "hi": "यह किताब किसने लिखी?",
+}
+
+
+@pytest.fixture(scope="module")
+def detector() -> LanguageDetector:
+    return LanguageDetector()
+
+
+@pytest.mark.parametrize("language", sorted(LONG))
+def test_long_and_short_texts_in_seven_languages(detector: LanguageDetector, language: str) -> None:
+    assert detector.detect(LONG[language]) == language
+    assert detector.detect(SHORT[language]) == language
+
+
+def test_scripts_that_settle_a_language_need_no_detector() -> None:
+    detector = LanguageDetector()
+    assert detector.detect("東京は日本の首都です") == "ja"
+    assert detector.detect("서울은 한국의 수도입니다") == "ko"
+    assert detector.detect("Η Αθήνα είναι πρωτεύουσα") == "el"
+    # CLD2 was never needed, so it was never loaded.
+    assert detector._cld2 is None
+    assert main_script("abc 東京") is Script.LATIN
+    assert main_script("12345 !?") is None
+
+
+def test_empty_digits_and_mixed_texts(detector: LanguageDetector) -> None:
+    assert detector.detect("") == ""
+    assert detector.detect("12345 678.9") == ""
+    assert detector.detect("   ", prior="fr") == "fr"
+    assert detector.detect("2021", prior="es") == "es"
+    mixed = LONG["en"] + " " + SHORT["zh"]
+    assert detector.detect(mixed) == "en"  # most of its letters are Latin, the words English
+    assert detector.detect(LONG["zh"] + " OK") == "zh"
+
+
+def test_short_latin_texts_fall_back_to_stop_words() -> None:
+    assert stop_word_vote("how many of them") == "en"
+    assert stop_word_vote("el de la") == "es"
+    assert stop_word_vote("xyzzy") == ""
+    # "a" is a stop word of several languages: no single leader.
+    assert stop_word_vote("a") == ""
+
+
+def test_a_tampered_detector_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = importlib.util.find_spec("pycld2")
+    assert spec is not None and spec.origin is not None
+    extension = next(Path(spec.origin).parent.glob("_pycld2*.so"))
+    real = hashlib.sha256(extension.read_bytes()).hexdigest()
+    assert detect_module.CLD2_SHA256[extension.name] == real
+    monkeypatch.setitem(detect_module.CLD2_SHA256, extension.name, "0" * 64)
+    with pytest.raises(ModelError, match="sha256"):
+        LanguageDetector().detect("This sentence needs the detector to tell its language.")
