@@ -26,6 +26,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from open_notebook.text import describe_shares
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 SUMMARY_ENV = "OPEN_NOTEBOOK_BENCH_SUMMARY"
@@ -35,6 +37,20 @@ _RESULT_LINE = re.compile(
     re.IGNORECASE,
 )
 _MAX_LINES = 8
+# Every development set gets ``eval --context`` (builder against plain packing on the same hits).
+DEV_SETS = (
+    "squad-long",
+    "squad-long-paragraphs",
+    "squad-es",
+    "squad-es-paragraphs",
+    "piaf",
+    "piaf-paragraphs",
+    "cmrc-zh",
+    "cranfield",
+    "business-reports",
+)
+# The quick run measures each set on its first questions (a benchmark, not a test); --full on all.
+QUICK_CONTEXT_QUERIES = "150"
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +80,9 @@ def eval_rows(output: str) -> list[dict[str, object]]:
     """Rows from ``open-notebook --json eval --mode all``: quality and latency per mode."""
     document = json.loads(output)
     rows: list[dict[str, object]] = []
-    for result in document.get("results", [document]):
+    results = document.get("results", [document])
+    rows.append({"measure": "languages (chunks; questions)", "ours": _languages(results[0])})
+    for result in results:
         mode = result["mode"]
         rows.append({"measure": f"{mode}: nDCG@10 / R@100 / MRR@10", "ours": _triple(result)})
         rows.append({"measure": f"{mode}: query p50 / p95 (ms)", "ours": _pair(result)})
@@ -79,7 +97,9 @@ def context_eval_rows(output: str) -> list[dict[str, object]]:
     packing (reference) on the same hits, per budget."""
     document = json.loads(output)
     name = document["dataset"] + "".join(f" + {one}" for one in document["distractors"])
-    rows: list[dict[str, object]] = []
+    rows: list[dict[str, object]] = [
+        {"measure": f"{name}: languages (chunks; questions)", "ours": _languages(document)}
+    ]
     for entry in document["budgets"]:
         builder, baseline = entry["builder"], entry["baseline"]
         rows.append(
@@ -99,6 +119,13 @@ def context_eval_rows(output: str) -> list[dict[str, object]]:
     return rows
 
 
+def _languages(result: dict[str, object]) -> str:
+    found = result.get("languages")
+    if not isinstance(found, dict):
+        return "-"
+    return "; ".join(describe_shares(found.get(key) or {}) for key in ("chunks", "queries"))
+
+
 def _measures(result: dict[str, float | None]) -> str:
     return " / ".join(
         "-" if result[key] is None else f"{result[key]:.3f}" for key in _CONTEXT_MEASURES
@@ -111,6 +138,20 @@ def _triple(result: dict[str, float]) -> str:
 
 def _pair(result: dict[str, float]) -> str:
     return f"{result['latency_ms_p50']:.1f} / {result['latency_ms_p95']:.1f}"
+
+
+def context_bench(dataset: str) -> Bench:
+    """``eval --context`` on one development set."""
+    common = ("--json", "eval", "--context", "--dataset", str(SHARED_DATA / dataset))
+    return Bench(
+        f"eval context {dataset}",
+        "open_notebook.cli",
+        (*common, "--max-queries", QUICK_CONTEXT_QUERIES),
+        common,
+        timeout_s=1800,
+        needs=(SHARED_DATA / dataset,),
+        parse=context_eval_rows,
+    )
 
 
 BENCHES: tuple[Bench, ...] = (
@@ -201,6 +242,7 @@ BENCHES: tuple[Bench, ...] = (
         needs=(SHARED_DATA / "cranfield",),
         parse=eval_rows,
     ),
+    *(context_bench(dataset) for dataset in DEV_SETS),
 )
 
 

@@ -139,6 +139,8 @@ def _chunk(i: int, source: RecordID, text: str, vector: np.ndarray) -> dict[str,
         "embedding_f32": vector.astype("<f4").tobytes(),
         "model_id": BenchEmbedder.model_id,
         "dim": DIM,
+        # As ingest stores it (Cranfield abstracts are English).
+        "language": "en",
     }
 
 
