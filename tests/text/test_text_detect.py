@@ -86,4 +86,4 @@ def test_a_tampered_detector_is_refused(monkeypatch: pytest.MonkeyPatch) -> None
     assert detect_module.CLD2_SHA256[extension.name] == real
     monkeypatch.setitem(detect_module.CLD2_SHA256, extension.name, "0" * 64)
     with pytest.raises(ModelError, match="sha256"):
-        LanguageDetector().detect("This sentence needs the detector to tell its language.")
+        LanguageDetector().detect("Photosynthesis converts sunlight, carbon dioxide, water")
