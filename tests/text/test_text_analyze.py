@@ -70,3 +70,10 @@ def test_text_terms_are_the_union_of_their_languages() -> None:
     assert {"corr", "corriendo"} <= reader("corriendo")
     assert reader("de la") == {"de", "la"}  # stop words in Spanish, words in English
     assert TextTerms(["es"])("de la") == frozenset()
+
+
+def test_a_stop_word_of_any_reading_is_dropped_from_every_reading() -> None:
+    # Read as Chinese alone, English words are kept whole; read as English too, "the" goes.
+    assert query_terms("the revenue", ["zh"]) == ["the", "revenue"]
+    assert query_terms("the revenue", ["zh", "en"]) == ["revenue", "revenu"]
+    assert "de" not in query_terms("la casa de papel", ["en", "es"])

@@ -108,11 +108,19 @@ class WordTerms:
 
 def query_terms(text: str, languages: Iterable[str] = (DEFAULT_LANGUAGE,)) -> list[str]:
     """Distinct terms of a query read in each of ``languages``, in order of first appearance
-    (a word's terms in the first language before its terms in the next)."""
+    (a word's terms in the first language before its terms in the next).
+
+    A word that is a stop word of any of those languages is dropped from every reading: the
+    question is written in one of them, and "the" read as Chinese (no stop list, no stemmer)
+    would otherwise become a rare term matching the few chunks that quote English."""
     found = words(text)
-    analyzers = [WordTerms(language, for_query=True) for language in dict.fromkeys(languages)]
+    chosen = list(dict.fromkeys(languages))
+    analyzers = [WordTerms(language, for_query=True) for language in chosen]
+    stops = frozenset().union(*(stop_words(language) for language in chosen))
     terms: dict[str, None] = {}
     for word in found:
+        if word in stops:
+            continue
         for analyze in analyzers:
             terms.update(dict.fromkeys(analyze(word)))
     return list(terms)
