@@ -304,6 +304,7 @@ EXPORTS: dict[str, list[str]] = {
         "Script",
         "TextTerms",
         "WordTerms",
+        "describe_shares",
         "has_unspaced",
         "language_shares",
         "load_cld2",
