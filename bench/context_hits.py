@@ -5,11 +5,11 @@
 
 ``prepare`` ingests a development set (``../shared/data/NAME``, with its distractor corpora) into
 an embedded SurrealKV database under ``--root`` and stores every judged query's hybrid hits
-(``open_notebook.eval``'s hit limit) beside it, under the label ``NAME`` (``NAME+DIR`` with distractors). ``score`` opens that database and builds, for each
-stored query and budget, the builder's context and plain chunk packing from the same hits, with
-the measures of ``eval --context`` (:mod:`open_notebook.eval._context`). A change to the builder
-is then measured on identical hits and records in seconds, not after a new ingest; the numbers
-agree with ``eval --context`` on the same ingest.
+(``open_notebook.eval``'s hit limit) beside it, under the label ``NAME`` (``NAME+DIR`` with
+distractors). ``score`` opens that database and builds, for each stored query and budget, the
+builder's context and plain chunk packing from the same hits, with the measures of ``eval
+--context`` (:mod:`open_notebook.eval._context`). A change to the builder is then measured on
+identical hits and records in minutes, not after a new ingest.
 """
 
 from __future__ import annotations
