@@ -82,7 +82,9 @@ async def prepare(name: str, distractors: Sequence[str], root: Path) -> None:
     print(f"{name}: {len(queries)} queries stored", file=sys.stderr)
 
 
-async def score(name: str, root: Path, budgets: Sequence[int]) -> dict[str, Any]:
+async def score(
+    name: str, root: Path, budgets: Sequence[int], first: int | None = None
+) -> dict[str, Any]:
     url, hits_path = _paths(root, name)
     with hits_path.open("rb") as stored:
         saved = pickle.load(stored)  # noqa: S301 - written by ``prepare`` above
@@ -92,7 +94,9 @@ async def score(name: str, root: Path, budgets: Sequence[int]) -> dict[str, Any]
     try:
         methods = _methods(store, saved["notebook_id"], counter)
         tallies = {(method, budget): _Tally() for method in methods for budget in budgets}
-        for _, text, judge, hits in saved["queries"]:
+        for number, (_, text, judge, hits) in enumerate(saved["queries"][:first], start=1):
+            if number % 50 == 0:
+                print(f"{name}: {number}", file=sys.stderr, flush=True)
             for budget in budgets:
                 for method_name, method in methods.items():
                     built = await method(text, hits, budget)
@@ -132,6 +136,23 @@ def _line(report: dict[str, Any]) -> str:
     return f"{report['dataset']:24} {measure:12} " + "  ".join(cells)
 
 
+def _no_chunks() -> None:
+    from open_notebook.context import _query
+    from open_notebook.context._evidence import Picked, Stop
+
+    _query.pick_chunks = lambda *_, **__: Picked((), {}, {}, Stop.BUDGET)  # type: ignore[attr-defined]
+
+
+def _no_bridges() -> None:
+    from open_notebook.context import _bridges
+
+    _bridges.BRIDGE = 0.0  # type: ignore[misc]
+
+
+# Parts of the builder a run can leave out, to measure each on the same hits.
+_PARTS = {"chunks": _no_chunks, "bridges": _no_bridges}
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="bench.context_hits")
     parser.add_argument("action", choices=("prepare", "score"))
@@ -139,13 +160,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--distractors", nargs="*", default=())
     parser.add_argument("--root", type=Path, default=ROOT)
     parser.add_argument("--budgets", type=int, nargs="*", default=list(DEFAULT_BUDGETS))
+    parser.add_argument("--max-queries", type=int, help="score only the first N queries")
     parser.add_argument("--json", type=Path, help="write the full reports here")
+    parser.add_argument(
+        "--off", nargs="*", default=(), choices=sorted(_PARTS), help="builder parts to leave out"
+    )
     args = parser.parse_args(argv)
+    for part in args.off:
+        _PARTS[part]()
     if args.action == "prepare":
         for name in args.names:
             asyncio.run(prepare(name, args.distractors, args.root))
         return
-    reports = [asyncio.run(score(name, args.root, args.budgets)) for name in args.names]
+    reports = [
+        asyncio.run(score(name, args.root, args.budgets, args.max_queries)) for name in args.names
+    ]
     for report in reports:
         print(_line(report))
     if args.json:
