@@ -136,23 +136,6 @@ def _line(report: dict[str, Any]) -> str:
     return f"{report['dataset']:24} {measure:12} " + "  ".join(cells)
 
 
-def _no_chunks() -> None:
-    from open_notebook.context import _query
-    from open_notebook.context._evidence import Picked, Stop
-
-    _query.pick_chunks = lambda *_, **__: Picked((), {}, {}, Stop.BUDGET)  # type: ignore[attr-defined]
-
-
-def _no_bridges() -> None:
-    from open_notebook.context import _bridges
-
-    _bridges.BRIDGE = 0.0  # type: ignore[misc]
-
-
-# Parts of the builder a run can leave out, to measure each on the same hits.
-_PARTS = {"chunks": _no_chunks, "bridges": _no_bridges}
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="bench.context_hits")
     parser.add_argument("action", choices=("prepare", "score"))
@@ -162,12 +145,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--budgets", type=int, nargs="*", default=list(DEFAULT_BUDGETS))
     parser.add_argument("--max-queries", type=int, help="score only the first N queries")
     parser.add_argument("--json", type=Path, help="write the full reports here")
-    parser.add_argument(
-        "--off", nargs="*", default=(), choices=sorted(_PARTS), help="builder parts to leave out"
-    )
     args = parser.parse_args(argv)
-    for part in args.off:
-        _PARTS[part]()
     if args.action == "prepare":
         for name in args.names:
             asyncio.run(prepare(name, args.distractors, args.root))
