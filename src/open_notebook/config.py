@@ -183,10 +183,10 @@ class Settings(BaseSettings):
     chunks), in seconds."""
     tokenizer: Tokenizer = Tokenizer.O200K_BASE
     """Token counting of contexts."""
-    low_coverage: LowCoverage = LowCoverage.WARN
-    """When no passage of the context matches the question: `warn` (answer, with a notice first
-    that the notebook does not cover the question) or `refuse` (do not ask the model; the answer
-    is the notice)."""
+    low_coverage: LowCoverage = LowCoverage.REFUSE
+    """When no passage of the context matches the question: `refuse` (do not ask the model; say
+    that the notebook does not cover it and offer the nearest passages, never as an answer) or
+    `warn` (answer under that notice; no sentence of such an answer counts as supported)."""
 
     # Search
     search_fusion: FusionMethod = FusionMethod.CONVEX

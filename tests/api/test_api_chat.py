@@ -129,6 +129,7 @@ async def test_a_question_the_notebook_does_not_cover_is_said(
     done = events[-1][1]
     assert (done["coverage"], done["answer"]) == ("low", "France won it.")
     assert done["sentences"][0]["status"] == "unsupported"
+    assert done["refused"] is False
     assert len(server.requests) == 1
     async with make_client(llm=model, low_coverage="refuse") as client:
         refused = await client.post(
@@ -138,6 +139,61 @@ async def test_a_question_the_notebook_does_not_cover_is_said(
     assert done["coverage"] == "low" and done["answer"] == done["notice"]
     assert done["answer"].startswith("The notebook does not cover this question")
     assert done["sentences"] == [] and len(server.requests) == 1  # the model was not asked
+    assert done["refused"] is True and isinstance(done["nearest"], list)
+
+
+async def test_warned_answer_held_by_the_notebook_is_not_supported_for_the_question(
+    chat_client: AsyncClient, notebook: dict[str, Any], server: LoopbackChatServer
+) -> None:
+    """A sentence the notebook holds does not answer a question it does not cover."""
+    await _bread(chat_client, notebook["id"])
+    server.answer = "Sourdough rises because wild yeast ferments the dough overnight [1]."
+    question = "Who won the 1954 football world cup?"
+    response = await chat_client.post(
+        "/api/chat", json={"notebook_id": notebook["id"], "question": question}
+    )
+    done = _events(response.text)[-1][1]
+    assert done["coverage"] == "low"
+    [sentence] = done["sentences"]
+    assert sentence["held"] is True and sentence["status"] == "unsupported"
+    assert all(one["supports"] is False for one in sentence["citations"])
+
+
+async def test_marks_run_in_reading_order_and_the_session_reads_back(
+    chat_client: AsyncClient, notebook: dict[str, Any], server: LoopbackChatServer
+) -> None:
+    texts = {
+        "Cold": "A cold kitchen slows wild yeast, so the dough ferments slowly overnight.",
+        "Rye": "Rye flour feeds wild yeast with extra enzymes, and such a dough ferments fast.",
+    }
+    for title, text in texts.items():
+        body = {"title": title, "text": text, "notebook_id": notebook["id"]}
+        assert (await chat_client.post("/api/sources", json=body)).status_code == 201
+    server.answer = "Rye flour makes the dough ferment fast [2]. A cold kitchen slows it [1]."
+    question = "How fast does wild yeast ferment the dough?"
+    response = await chat_client.post(
+        "/api/chat", json={"notebook_id": notebook["id"], "question": question}
+    )
+    done = _events(response.text)[-1][1]
+    cited = [one for sentence in done["sentences"] for one in sentence["citations"]]
+    marks = [one["mark"] for one in cited]
+    assert marks[:2] == [1, 2] and cited[0]["number"] == 2 and cited[1]["number"] == 1
+    listed = await chat_client.get(f"/api/notebooks/{notebook['id']}/sessions")
+    assert listed.status_code == 200, listed.text
+    [session] = listed.json()["data"]
+    assert (session["id"], session["title"], session["turns"]) == (
+        done["session_id"],
+        question,
+        1,
+    )
+    read = await chat_client.get(f"/api/chat/sessions/{session['id']}")
+    assert read.status_code == 200, read.text
+    [turn] = read.json()["turns"]
+    assert turn["question"] == question and turn["answer"] == server.answer
+    assert turn["sentences"] == done["sentences"]
+    assert turn["manifest"]["included"] and turn["context"] == done["context"]
+    missing = await chat_client.get("/api/chat/sessions/chat_session:nosuchsession")
+    assert missing.status_code == 404
 
 
 async def test_source_chat_streams(

@@ -49,6 +49,22 @@ async def test_search_finds_the_matching_source(
         assert weights is None
 
 
+async def test_search_says_when_nothing_matches(
+    client: AsyncClient, notebook: dict[str, Any], filled: dict[str, str]
+) -> None:
+    """Gibberish still gets the nearest hits, marked ``match: none``; a real query ``good``."""
+    gibberish = await client.post(
+        "/api/search", json={"query": "zxqv", "notebook_id": notebook["id"], "mode": "vector"}
+    )
+    assert gibberish.status_code == 200, gibberish.text
+    found = gibberish.json()
+    assert found["data"] and found["match"] == "none" and found["match_score"] < 0.5
+    real = await client.post(
+        "/api/search", json={"query": "boundary layer stalls", "notebook_id": notebook["id"]}
+    )
+    assert real.json()["match"] == "good" and real.json()["match_score"] >= 0.5
+
+
 async def test_search_in_another_notebook_finds_nothing_of_this_one(
     client: AsyncClient, filled: dict[str, str]
 ) -> None:

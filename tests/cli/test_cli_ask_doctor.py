@@ -61,7 +61,7 @@ def test_ask_streams_the_answer_then_its_sentences_marks_and_quoted_passages(
     assert "✓ A cold kitchen slows fermentation. [1]" in out
     assert "✗ The moon is made of cheese. [4?] (unsupported)" in out
     # The cited passage, quoted under the answer with where it comes from.
-    assert f"[1] Cold · {source_id} #c0 · chars" in out
+    assert f"[1] Cold · {source_id} #c0 · passage 1 of the context · chars" in out
     assert "“A cold kitchen slows fermentation and makes dense bread.”" in out
     assert "does not" not in out  # the notebook covers the question: no notice
 
@@ -71,21 +71,65 @@ def test_ask_says_when_the_notebook_does_not_cover_the_question(
 ) -> None:
     chat_server.answer = "Paris is the capital of France."
     question = "What is the capital city of France?"
-    warned = cli("ask", question, "-n", "Bread")
-    assert warned.exit_code == 0, warned.output
-    assert warned.stdout.startswith("! The notebook does not seem to cover this question")
-    assert "✗ Paris is the capital of France. (unsupported)" in warned.stdout
-    monkeypatch.setenv("OPEN_NOTEBOOK_LOW_COVERAGE", "refuse")
+    # The default: refused, the model not asked, the nearest passages offered as such.
     refused = cli("--json", "ask", question, "-n", "Bread")
     assert refused.exit_code == 0, refused.output
     done = json_of(refused)
     assert done["coverage"] == "low" and done["answer"] == done["notice"]
     assert done["answer"].startswith("The notebook does not cover this question")
-    assert len(chat_server.requests) == 1  # the refused turn never asked the model
+    assert done["refused"] is True and done["sentences"] == []
+    assert chat_server.requests == []  # the refused turn never asked the model
+    monkeypatch.setenv("OPEN_NOTEBOOK_LOW_COVERAGE", "warn")
+    warned = cli("ask", question, "-n", "Bread")
+    assert warned.exit_code == 0, warned.output
+    assert warned.stdout.startswith("! The notebook does not seem to cover this question")
+    assert "✗ Paris is the capital of France. (unsupported)" in warned.stdout
+    assert len(chat_server.requests) == 1
     monkeypatch.setenv("OPEN_NOTEBOOK_LOW_COVERAGE", "sometimes")
     bad = cli("ask", question, "-n", "Bread")
     assert bad.exit_code == 2
     assert "OPEN_NOTEBOOK_LOW_COVERAGE='sometimes' is not a low-coverage policy" in bad.stderr
+
+
+def test_ask_json_uncovered_has_no_supported_sentence_even_when_the_notebook_holds_it(
+    cli: Invoke, source_id: str, chat_server: LoopbackChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sentence quoted from the notebook does not answer a question it does not cover."""
+    monkeypatch.setenv("OPEN_NOTEBOOK_LOW_COVERAGE", "warn")
+    chat_server.answer = "A cold kitchen slows fermentation and makes dense bread [1]."
+    result = cli("--json", "ask", "Who won the football world cup in 1954?", "-n", "Bread")
+    assert result.exit_code == 0, result.output
+    done = json_of(result)
+    assert done["coverage"] == "low"
+    [sentence] = done["sentences"]
+    assert sentence["held"] is True  # the notebook holds it ...
+    assert sentence["status"] == "unsupported"  # ... and still it is not an answer
+    assert not any(one["supports"] for one in sentence["citations"])
+
+
+def test_ask_json_numbers_citations_in_reading_order(
+    cli: Invoke, source_id: str, chat_server: LoopbackChatServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "rye.md"
+    path.write_text(
+        "# Rye\n\nRye flour feeds wild yeast with extra enzymes: rye dough ferments fast."
+    )
+    assert cli("--json", "add", str(path), "-n", "Bread").exit_code == 0
+    question = "Why is my bread dense, and how fast does rye dough ferment?"
+    probe = json_of(cli("--json", "ask", question, "-n", "Bread"))
+    numbers = {one["title"]: one["number"] for one in probe["passages"]}
+    assert set(numbers) == {"Cold", "Rye"}, numbers
+    # Cite the passage numbered second in the context first: it is the reader's [1].
+    chat_server.answer = (
+        f"Rye dough ferments fast [{numbers['Rye']}]. "
+        f"A cold kitchen slows fermentation and makes dense bread [{numbers['Cold']}]."
+    )
+    done = json_of(cli("--json", "ask", question, "-n", "Bread"))
+    cited = [one for sentence in done["sentences"] for one in sentence["citations"]]
+    assert [one["mark"] for one in cited] == [1, 2]
+    assert [one["number"] for one in cited] == [numbers["Rye"], numbers["Cold"]]
+    shown = cli("ask", question, "-n", "Bread").stdout
+    assert "✓ Rye dough ferments fast. [1]" in shown
 
 
 def test_ask_empty_question_and_missing_model_exit_2(

@@ -37,7 +37,10 @@ PDF_LINES = [
 
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    with serve(tmp_path_factory.mktemp("web-plain") / "data") as served:
+    # The warn policy: the answer path of an uncovered question is under test here.
+    with serve(
+        tmp_path_factory.mktemp("web-plain") / "data", OPEN_NOTEBOOK_LOW_COVERAGE="warn"
+    ) as served:
         yield served
 
 

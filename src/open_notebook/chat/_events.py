@@ -7,7 +7,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from open_notebook.llm import AttributedSentence, Citation, NumberedPassage
+from open_notebook.llm import (
+    AttributedSentence,
+    Citation,
+    NumberedPassage,
+    marked_sentences,
+    reading_marks,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +53,10 @@ class DoneEvent:
 
     ``passages``: every passage the model saw, numbered as in the prompt (``reused``: the
     numbers of those an earlier turn of the kept history showed, not sent again).
-    ``coverage`` is ``low`` when no passage matched the question (``notice`` then says so).
+    ``coverage`` is ``low`` when no passage matched the question (``notice`` then says so);
+    ``refused``: the model was not asked, the answer is the notice; ``nearest``: the passages
+    closest to an uncovered question, offered as such (never as an answer). Citations carry
+    ``mark``, their number in reading order (1, 2, ...), beside the context's ``number``.
     """
 
     answer: str
@@ -65,6 +74,8 @@ class DoneEvent:
     coverage: str = "ok"
     coverage_score: float = 0.0
     notice: str | None = None
+    refused: bool = False
+    nearest: tuple[NumberedPassage, ...] = ()
 
     @property
     def cited_passages(self) -> list[NumberedPassage]:
@@ -83,9 +94,11 @@ class DoneEvent:
             "coverage": self.coverage,
             "coverage_score": round(self.coverage_score, 4),
             "notice": self.notice,
-            "sentences": [one.as_dict() for one in self.sentences],
+            "refused": self.refused,
+            "nearest": [one.as_dict() for one in self.nearest],
+            "sentences": marked_sentences(self.sentences),
             "citations": [citation.as_dict() for citation in self.citations],
-            "passages": _passages(self.passages, self.reused),
+            "passages": _passages(self.passages, self.reused, reading_marks(self.sentences)),
             "manifest": dict(self.manifest),
             "plan": dict(self.plan),
             "session_id": self.session_id,
@@ -95,8 +108,13 @@ class DoneEvent:
         }
 
 
-def _passages(passages: Sequence[NumberedPassage], reused: frozenset[int]) -> list[dict[str, Any]]:
-    return [{**one.as_dict(), "reused": one.number in reused} for one in passages]
+def _passages(
+    passages: Sequence[NumberedPassage], reused: frozenset[int], marks: Mapping[int, int]
+) -> list[dict[str, Any]]:
+    return [
+        {**one.as_dict(), "reused": one.number in reused, "mark": marks.get(one.number)}
+        for one in passages
+    ]
 
 
 ChatEvent = CoverageEvent | TokenEvent | DoneEvent

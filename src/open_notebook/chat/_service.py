@@ -170,6 +170,8 @@ def _done(final: Mapping[str, Any], llm: LanguageModel) -> DoneEvent:
         coverage=coverage.coverage.value if coverage else Coverage.LOW.value,
         coverage_score=coverage.score if coverage else 0.0,
         notice=notice,
+        refused=bool(final.get("refused")),
+        nearest=coverage.nearest if coverage is not None and not coverage.covered else (),
     )
 
 

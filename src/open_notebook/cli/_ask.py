@@ -1,19 +1,23 @@
 """``open-notebook ask``: a grounded answer from a notebook, streamed, then shown again sentence by
 sentence with its citation marks, unsupported sentences marked, and the quoted passages under it.
-A mark the model wrote for a passage that does not hold its sentence is marked ``[3✗]``.
+Marks are numbered 1, 2, 3 in reading order (each passage's number in the context is shown beside
+it); a mark the model wrote for a passage that does not hold its sentence is marked ``[2✗]``.
+A question the notebook does not cover is refused by default, with the nearest passages listed
+as such.
 
     Q: why is my loaf dense?
     ! The notebook does not seem to cover this question ...      (only when coverage is low)
     <the answer as the model writes it>
     ── attributed ──
-    ✓ Cold dough ferments slowly. [2]
-    ✗ The moon is made of cheese. [3✗] (unsupported)
-    [2] Fermentation and temperature · source:abc #c3 · chars 120–410
+    ✓ Cold dough ferments slowly. [1]
+    ✗ The moon is made of cheese. [2✗] (unsupported)
+    [1] Fermentation and temperature · source:abc #c3 · passage 2 of the context · chars 120–410
         "Below 20 °C the yeast works slowly ..."
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -29,6 +33,7 @@ from open_notebook.llm import (
     NumberedPassage,
     SupportStatus,
     create_language_model,
+    reading_marks,
 )
 
 if TYPE_CHECKING:
@@ -116,16 +121,21 @@ def print_citations(state: CliState, done: DoneEvent) -> None:
     """The answer sentence by sentence with its marks, the quoted passages it cites, the records
     the model cited that the context did not hold, and the size of the context."""
     out = state.out
+    marks = reading_marks(done.sentences)
     if done.sentences:
         out.rule("[bold]attributed", style="dim")
         for sentence in done.sentences:
-            out.print(_sentence_line(sentence), soft_wrap=True)
+            out.print(_sentence_line(sentence, marks), soft_wrap=True)
         for passage in done.cited_passages:
-            out.print(_passage_lines(passage), soft_wrap=True)
+            out.print(_passage_lines(passage, marks[passage.number]), soft_wrap=True)
     elif done.notice:
         out.print(f"[yellow]{escape(done.notice)}[/]")
     if not done.cited_passages and done.sentences:
         out.print("[yellow]no sentence of the answer is supported by a passage[/]")
+    if done.nearest:
+        out.rule("[bold]nearest in your notebook (not an answer)", style="dim")
+        for passage in done.nearest:
+            out.print(_passage_lines(passage, None), soft_wrap=True)
     wrong = [one for one in done.citations if one.status.value != "valid"]
     if wrong:
         titles = _titles(done.manifest)
@@ -142,14 +152,14 @@ def print_citations(state: CliState, done: DoneEvent) -> None:
     )
 
 
-def _marks(sentence: AttributedSentence) -> str:
+def _marks(sentence: AttributedSentence, numbers: Mapping[int, int]) -> str:
     marks: list[str] = []
     for one in sentence.citations:
         if one.passage is not None and one.supports:
-            mark = f"[{one.passage.number}]"
+            mark = f"[{numbers[one.passage.number]}]"
         elif one.passage is not None and one.status is CitationStatus.VALID:
             # A passage the model saw but that does not hold the sentence: not a citation.
-            mark = f"[yellow][{one.passage.number}✗][/]"
+            mark = f"[yellow][{numbers[one.passage.number]}✗][/]"
         else:  # a citation the context did not hold, as the model wrote it
             mark = f"[red][{escape(one.written or one.record_id or '?')}?][/]"
         if mark not in marks:
@@ -157,20 +167,25 @@ def _marks(sentence: AttributedSentence) -> str:
     return " ".join(marks)
 
 
-def _sentence_line(sentence: AttributedSentence) -> str:
-    marks = _marks(sentence)
+def _sentence_line(sentence: AttributedSentence, numbers: Mapping[int, int]) -> str:
+    marks = _marks(sentence, numbers)
     text = escape(sentence.text)
     if sentence.status is SupportStatus.SUPPORTED:
         return f"[green]✓[/] {text} {marks}".rstrip()
-    return f"[red]✗[/] [dim]{text}[/] {marks} [red](unsupported)[/]".replace("  ", " ")
+    why = "in the notebook, but not an answer" if sentence.held else "unsupported"
+    return f"[red]✗[/] [dim]{text}[/] {marks} [red]({why})[/]".replace("  ", " ")
 
 
-def _passage_lines(passage: NumberedPassage) -> str:
+def _passage_lines(passage: NumberedPassage, mark: int | None) -> str:
+    """A quoted passage under its reading-order mark (context number beside it), or without a
+    mark when it is offered as nearest to an uncovered question."""
     where = f"{passage.record_id} {passage.handle[len(passage.record_id) :]}".strip()
     quoted = " ".join(passage.text.split())
+    head = f"[bold][{mark}][/] " if mark is not None else "- "
     return (
-        f"[bold][{passage.number}][/] {escape(passage.title)} [dim]· {escape(where)} · chars "
-        f"{passage.char_start}–{passage.char_end}[/]\n    [italic]“{escape(quoted)}”[/]"
+        f"{head}{escape(passage.title)} [dim]· {escape(where)} · passage {passage.number} of "
+        f"the context · chars {passage.char_start}–{passage.char_end}[/]\n"
+        f"    [italic]“{escape(quoted)}”[/]"
     )
 
 

@@ -41,6 +41,7 @@ from open_notebook.llm import (
     check_citations,
     check_coverage,
     check_request_fits,
+    marked_sentences,
     number_passages,
     parse_marks,
     plan_budget,
@@ -73,7 +74,7 @@ class ChatDeps:
     context: ContextFactory
     scorer: SupportScorer
     answer_tokens: int = 256
-    low_coverage: LowCoverage = LowCoverage.WARN
+    low_coverage: LowCoverage = LowCoverage.REFUSE
 
 
 @dataclass
@@ -238,8 +239,12 @@ async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[
         known=[one for turn in state.turns for one in turn.passages],
         records={one.id: one.status for one in checked},
     )
+    covered = state.coverage is None or state.coverage.covered
     sentences = await asyncio.to_thread(
-        partial(attribute, question=state.question), state.answer, index, deps.scorer
+        partial(attribute, question=state.question, covered=covered),
+        state.answer,
+        index,
+        deps.scorer,
     )
     return {"sentences": sentences, "citations": _record_citations(sentences, index)}
 
@@ -304,8 +309,14 @@ async def persist(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]
     }
     answered = {
         "citations": [citation.as_dict() for citation in state.citations],
-        "sentences": [sentence.as_dict() for sentence in state.sentences],
+        "sentences": marked_sentences(state.sentences),
         "coverage": state.coverage.as_dict() if state.coverage else None,
+        "refused": state.refused,
+        "notice": _notice(state),
+        "model_id": deps.llm.model_id,
+        "context_tokens": context.model_tokens,
+        "manifest": dict(context.manifest),
+        "passages": [one.as_dict() for one in state.seen],
         "plan": state.plan.as_dict() if state.plan else {},
         "request_tokens": state.request_tokens,
         "included": [str(item.get("id")) for item in context.manifest.get("included") or []],
@@ -318,6 +329,12 @@ async def persist(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]
         ],
     )
     return {"session_id": session_id}
+
+
+def _notice(state: ChatState) -> str | None:
+    if state.coverage is None or state.coverage.covered:
+        return None
+    return NOT_COVERED if state.refused else WARNING
 
 
 Node = Callable[..., Awaitable[dict[str, Any]]]

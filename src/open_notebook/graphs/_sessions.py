@@ -13,7 +13,7 @@ from typing import Any, Final
 from open_notebook.errors import ConflictError, InvalidInputError, NotFoundError
 from open_notebook.graphs._prompt import user_turn
 from open_notebook.llm import ChatMessage, NumberedPassage, Role
-from open_notebook.store import SessionMessage, SessionRecords
+from open_notebook.store import SessionMessage, SessionRecords, SessionSummary
 
 _KEY: Final = re.compile(r"^[A-Za-z0-9_\-]{1,128}$")
 # Longer conversations are trimmed by the token plan anyway; this bounds the read.
@@ -102,6 +102,46 @@ class ChatSessions:
         """Every stored message with its metadata, oldest first."""
         rows = await self.records.messages(session_key(session_id))
         return [StoredMessage(Role(row.role), row.content, dict(row.meta)) for row in rows]
+
+    async def summaries(
+        self, *, kind: SessionKind, target: str, limit: int = 50
+    ) -> list[SessionSummary]:
+        """The sessions about ``target``, the most recently updated first."""
+        return await self.records.list_for(kind=kind.value, target=target, limit=limit)
+
+    async def transcript(self, session_id: str) -> list[dict[str, Any]]:
+        """Every turn of a session as the page shows it again: the question, the answer with
+        its attributed sentences (marks in reading order), the passages and context sent, its
+        coverage and plan (a turn stored before a field was kept has it empty)."""
+        turns: list[dict[str, Any]] = []
+        asked: StoredMessage | None = None
+        for one in await self.messages(session_id):
+            if one.role is Role.USER:
+                asked = one
+                continue
+            if asked is None:
+                continue
+            meta = one.meta
+            coverage = meta.get("coverage") or {}
+            turns.append(
+                {
+                    "question": asked.content,
+                    "answer": one.content,
+                    "sentences": list(meta.get("sentences") or []),
+                    "passages": list(meta.get("passages") or asked.meta.get("passages") or []),
+                    "coverage": coverage.get("coverage", "ok"),
+                    "nearest": list(coverage.get("nearest") or []),
+                    "refused": bool(meta.get("refused")),
+                    "notice": meta.get("notice"),
+                    "model_id": str(meta.get("model_id") or ""),
+                    "context_tokens": int(meta.get("context_tokens") or 0),
+                    "manifest": dict(meta.get("manifest") or {"included": [], "dropped": []}),
+                    "context": str(asked.meta.get("context") or ""),
+                    "plan": dict(meta.get("plan") or {}),
+                }
+            )
+            asked = None
+        return turns
 
     async def append(self, session_id: str, messages: Sequence[StoredMessage]) -> None:
         """Add messages after the last one, in one transaction."""

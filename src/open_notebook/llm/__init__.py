@@ -6,12 +6,9 @@ from open_notebook.llm._attribution import (
     AttributedSentence,
     CitationIndex,
     CitedBy,
-    Coverage,
-    CoverageCheck,
     SentenceCitation,
     SupportStatus,
     attribute,
-    check_coverage,
     split_sentences,
 )
 from open_notebook.llm._budget import (
@@ -31,6 +28,7 @@ from open_notebook.llm._citations import (
     parse_marks,
     unresolved,
 )
+from open_notebook.llm._coverage import NEAREST, Coverage, CoverageCheck, check_coverage
 from open_notebook.llm._esperanto import EsperantoModel
 from open_notebook.llm._factory import create_language_model
 from open_notebook.llm._local import (
@@ -39,6 +37,7 @@ from open_notebook.llm._local import (
     ensure_model_file,
     gemma_prompt,
 )
+from open_notebook.llm._marks import marked_sentences, reading_marks
 from open_notebook.llm._openai import OpenAICompatibleModel
 from open_notebook.llm._passages import NumberedPassage, PromptContext, number_passages
 from open_notebook.llm._quotes import (
@@ -54,6 +53,7 @@ from open_notebook.llm._types import ChatMessage, LanguageModel, Role, collect
 __all__ = [
     "LOCAL_MODEL_ID",
     "MIN_CONTEXT_TOKENS",
+    "NEAREST",
     "SUPPORT_BAR",
     "AttributedSentence",
     "ChatMessage",
@@ -89,6 +89,7 @@ __all__ = [
     "create_language_model",
     "ensure_model_file",
     "gemma_prompt",
+    "marked_sentences",
     "number_passages",
     "numbers_in",
     "parse_citations",
@@ -97,6 +98,7 @@ __all__ = [
     "quote_choices",
     "quote_grammar",
     "quotable_sentences",
+    "reading_marks",
     "split_sentences",
     "unresolved",
 ]

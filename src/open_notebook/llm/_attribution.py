@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Final
-
-import numpy as np
 
 from open_notebook.llm._citations import CitationStatus, Mark, Ref, RefKind, parse_marks
 from open_notebook.llm._passages import NumberedPassage
@@ -44,11 +42,6 @@ class CitedBy(StrEnum):
     ATTRIBUTION = "attribution"  # found after the answer: the passage that supports the sentence
 
 
-class Coverage(StrEnum):
-    OK = "ok"
-    LOW = "low"  # no passage of the context reaches the bar for the question
-
-
 @dataclass(frozen=True, slots=True)
 class SentenceCitation:
     """A passage (or, for a record the context did not show, only its id) a sentence cites."""
@@ -59,13 +52,17 @@ class SentenceCitation:
     record_id: str | None = None
     score: float | None = None
     written: str | None = None  # the reference as the model wrote it
+    for_question: bool = True  # False: the context does not cover the turn's question
 
     @property
     def supports(self) -> bool:
-        """The cited passage holds the sentence (its support reaches the bar): a mark a reader
-        can trust. A model's mark on a passage that does not is ``valid`` but not this."""
+        """The cited passage holds the sentence (its support reaches the bar) and the context
+        covers the question: a mark a reader can trust. A model's mark on a passage that does
+        not hold the sentence is ``valid`` but not this; nor is one on a passage that holds it
+        when nothing in the context answers the question."""
         return (
             self.status is CitationStatus.VALID
+            and self.for_question
             and self.passage is not None
             and self.score is not None
             and self.score >= SUPPORT_BAR
@@ -97,6 +94,12 @@ class AttributedSentence:
     score: float
     citations: tuple[SentenceCitation, ...]
 
+    @property
+    def held(self) -> bool:
+        """Some passage holds the sentence. ``unsupported`` and held: the sentence is in the
+        notebook, and still does not answer the question (the context does not cover it)."""
+        return self.score >= SUPPORT_BAR
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "text": self.text,
@@ -104,48 +107,9 @@ class AttributedSentence:
             "end": self.end,
             "status": self.status.value,
             "score": round(self.score, 4),
+            "held": self.held,
             "citations": [one.as_dict() for one in self.citations],
         }
-
-
-@dataclass(frozen=True, slots=True)
-class CoverageCheck:
-    """How well the best passage of a context matches the question."""
-
-    coverage: Coverage
-    score: float
-    best: NumberedPassage | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "coverage": self.coverage.value,
-            "score": round(self.score, 4),
-            "best": None if self.best is None else self.best.number,
-        }
-
-
-def check_coverage(
-    question: str, passages: Sequence[NumberedPassage], scorer: SupportScorer
-) -> CoverageCheck:
-    """``low`` when neither one passage nor the best two together support the question at the
-    bar a sentence needs.
-
-    A question of two parts ("why is it dense, and how does temperature matter?") is often
-    answered by two passages, each holding half of its words; judged one passage at a time it
-    would read as uncovered. The two best passages are therefore also judged as one text (their
-    words and numbers pooled, the closer sentence's meaning), which a question about something
-    else does not gain from: its words are in neither.
-    """
-    if not passages:
-        return CoverageCheck(Coverage.LOW, 0.0, None)
-    texts = [one.text for one in passages]
-    matrix = scorer.score([question], texts)
-    column, score = matrix.best(0)
-    if len(passages) > 1:
-        best_two = [int(one) for one in np.argsort(-matrix.scores[0], kind="stable")[:2]]
-        score = max(score, scorer.pooled(question, texts, matrix, best_two))
-    level = Coverage.OK if score >= SUPPORT_BAR else Coverage.LOW
-    return CoverageCheck(level, score, passages[column])
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,13 +235,23 @@ def _fragments_held(
 
 
 def attribute(
-    answer: str, index: CitationIndex, scorer: SupportScorer, *, question: str | None = None
+    answer: str,
+    index: CitationIndex,
+    scorer: SupportScorer,
+    *,
+    question: str | None = None,
+    covered: bool = True,
 ) -> tuple[AttributedSentence, ...]:
     """Split, score and cite every sentence of ``answer`` (see the module docstring).
 
     A sentence of fewer than :data:`FRAGMENT_TERMS` content terms ("France.", "In 1970.")
     claims nothing on its own: it answers ``question``, so it is scored as the question
     followed by it.
+
+    Support is judged for the question: with ``covered`` false (no passage of the context, nor
+    the best two together, supports the question: :func:`check_coverage`), a sentence a passage
+    holds is not an answer drawn from the notebook, since nothing there answers what was asked;
+    it is ``unsupported`` (and ``held``), and no passage is attached to it.
     """
     marks = parse_marks(answer)
     spans = split_sentences(answer, marks)
@@ -293,19 +267,21 @@ def attribute(
         if row is None:
             continue
         for ref in mark.refs:
-            written.setdefault(row, []).append(_resolve(ref, index, matrix, row))
+            cited = _resolve(ref, index, matrix, row)
+            written.setdefault(row, []).append(replace(cited, for_question=covered))
     attributed: list[AttributedSentence] = []
     for row, span in enumerate(spans):
         citations = _unique(written.get(row, []))
         column, score = matrix.best(row)
-        cited = {one.passage.number for one in citations if one.passage is not None}
-        if score >= SUPPORT_BAR and visible[column].number not in cited:
+        cited_numbers = {one.passage.number for one in citations if one.passage is not None}
+        if covered and score >= SUPPORT_BAR and visible[column].number not in cited_numbers:
             citations.append(
                 SentenceCitation(
                     CitationStatus.VALID, CitedBy.ATTRIBUTION, visible[column], score=score
                 )
             )
-        status = SupportStatus.SUPPORTED if score >= SUPPORT_BAR else SupportStatus.UNSUPPORTED
+        supported = covered and score >= SUPPORT_BAR
+        status = SupportStatus.SUPPORTED if supported else SupportStatus.UNSUPPORTED
         attributed.append(
             AttributedSentence(span.text, span.start, span.end, status, score, tuple(citations))
         )

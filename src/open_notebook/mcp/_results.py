@@ -116,7 +116,14 @@ class PassageCitationOut(BaseModel):
     )
     written: str | None = Field(description="The mark as the model wrote it (3, source:x#c2).")
     score: float | None = Field(description="How well the passage supports the sentence, 0..1.")
+    mark: int | None = Field(
+        description="The citation's number for a reader: 1, 2, 3 in the order passages are "
+        "first cited in the answer."
+    )
     number: int | None = Field(description="The passage's number in the conversation.")
+    supports: bool = Field(
+        description="The passage holds the sentence and the notebook covers the question."
+    )
     record_id: str | None
     title: str | None
     chunk_id: str | None
@@ -129,9 +136,25 @@ class PassageCitationOut(BaseModel):
 class SentenceOut(BaseModel):
     text: str
     status: str = Field(
-        description="supported: a passage of the context supports it; unsupported: none does."
+        description="supported: a passage of the context supports it and the notebook covers "
+        "the question; unsupported: otherwise."
+    )
+    held: bool = Field(
+        description="A passage holds the sentence; unsupported and held: it is in the notebook "
+        "but does not answer the question."
     )
     citations: list[PassageCitationOut]
+
+
+class NearestOut(BaseModel):
+    """A passage near a question the notebook does not cover: offered, not an answer."""
+
+    record_id: str
+    title: str
+    char_start: int
+    char_end: int
+    text: str
+    uri: str
 
 
 class AnswerResult(BaseModel):
@@ -146,6 +169,13 @@ class AnswerResult(BaseModel):
         "is not grounded in the notebook; notice says so)."
     )
     notice: str | None
+    refused: bool = Field(
+        description="The notebook does not cover the question and the model was not asked "
+        "(OPEN_NOTEBOOK_LOW_COVERAGE=refuse, the default): the answer is the notice."
+    )
+    nearest: list[NearestOut] = Field(
+        description="When coverage is low: the passages nearest to the question, not an answer."
+    )
     sentences: list[SentenceOut]
     citations: list[CitationOut]
     context_items: int = Field(description="Records in the context the model read.")

@@ -15,12 +15,19 @@ from open_notebook.chat import DoneEvent, ask_notebook, notebook_context_factory
 from open_notebook.context import ContextRequest, RenderFormat
 from open_notebook.context import build_context as build_payload
 from open_notebook.domain import Notebook
-from open_notebook.llm import AttributedSentence, CitationStatus, SentenceCitation
+from open_notebook.llm import (
+    AttributedSentence,
+    CitationStatus,
+    NumberedPassage,
+    SentenceCitation,
+    reading_marks,
+)
 from open_notebook.mcp._results import (
     AnswerResult,
     CitationOut,
     ContextItem,
     ContextResult,
+    NearestOut,
     PassageCitationOut,
     SentenceOut,
 )
@@ -131,13 +138,16 @@ def _answer_result(notebook: Notebook, question: str, done: DoneEvent) -> Answer
         )
         for citation in done.citations
     ]
+    marks = reading_marks(done.sentences)
     return AnswerResult(
         notebook_id=notebook.id,
         question=question,
         answer=done.answer,
         coverage=done.coverage,
         notice=done.notice,
-        sentences=[_sentence(notebook, one) for one in done.sentences],
+        refused=done.refused,
+        sentences=[_sentence(notebook, one, marks) for one in done.sentences],
+        nearest=[_nearest(notebook, one) for one in done.nearest],
         citations=citations,
         context_items=len(done.manifest.get("included", [])),
         context_tokens=done.context_tokens,
@@ -146,15 +156,33 @@ def _answer_result(notebook: Notebook, question: str, done: DoneEvent) -> Answer
     )
 
 
-def _sentence(notebook: Notebook, sentence: AttributedSentence) -> SentenceOut:
+def _sentence(
+    notebook: Notebook, sentence: AttributedSentence, marks: Mapping[int, int]
+) -> SentenceOut:
     return SentenceOut(
         text=sentence.text,
         status=sentence.status.value,
-        citations=[_passage_citation(notebook, one) for one in sentence.citations],
+        held=sentence.held,
+        citations=[_passage_citation(notebook, one, marks) for one in sentence.citations],
     )
 
 
-def _passage_citation(notebook: Notebook, citation: SentenceCitation) -> PassageCitationOut:
+def _nearest(notebook: Notebook, passage: NumberedPassage) -> NearestOut:
+    return NearestOut(
+        record_id=passage.record_id,
+        title=passage.title,
+        char_start=passage.char_start,
+        char_end=passage.char_end,
+        text=passage.text,
+        uri=record_uri(
+            notebook.id, passage.record_id, start=passage.char_start, end=passage.char_end
+        ),
+    )
+
+
+def _passage_citation(
+    notebook: Notebook, citation: SentenceCitation, marks: Mapping[int, int]
+) -> PassageCitationOut:
     passage = citation.passage
     record = passage.record_id if passage is not None else citation.record_id
     readable = citation.status is CitationStatus.VALID and passage is not None
@@ -163,7 +191,9 @@ def _passage_citation(notebook: Notebook, citation: SentenceCitation) -> Passage
         by=citation.by.value,
         written=citation.written,
         score=None if citation.score is None else round(citation.score, 4),
+        mark=marks.get(passage.number) if passage is not None else None,
         number=passage.number if passage is not None else None,
+        supports=citation.supports,
         record_id=record,
         title=passage.title if passage is not None else None,
         chunk_id=passage.chunk_id if passage is not None else None,

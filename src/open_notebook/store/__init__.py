@@ -29,7 +29,7 @@ from open_notebook.store._rows import (
     ScopeMembers,
     Vector,
 )
-from open_notebook.store._sessions import SessionMessage, SessionRepository
+from open_notebook.store._sessions import SessionMessage, SessionRepository, SessionSummary
 from open_notebook.store._sources import content_hash
 from open_notebook.store._surreal import SurrealStore, open_store
 from open_notebook.store._text_stats import STATS_ENCODING, text_stats
@@ -53,6 +53,7 @@ __all__ = [
     "SessionMessage",
     "SessionRecords",
     "SessionRepository",
+    "SessionSummary",
     "SourceRecords",
     "Store",
     "SurrealStore",

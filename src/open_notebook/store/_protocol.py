@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 from open_notebook.domain import Chunk, Note, Notebook, NoteType, Source, SourceInsight
 from open_notebook.store._context_reads import Catalog, ChunkText, Requested
 from open_notebook.store._rows import ChunkRow, NewSource, ParentChunks, ScopeChunks, ScopeMembers
-from open_notebook.store._sessions import SessionMessage
+from open_notebook.store._sessions import SessionMessage, SessionSummary
 
 
 class NotebookRecords(Protocol):
@@ -223,6 +223,10 @@ class SessionRecords(Protocol):
 
     async def messages(self, key: str, *, newest: int | None = None) -> list[SessionMessage]:
         """The session's messages, oldest first; only the ``newest`` ones when given."""
+        ...
+
+    async def list_for(self, *, kind: str, target: str, limit: int) -> list[SessionSummary]:
+        """The sessions about ``target``, the most recently updated first."""
         ...
 
     async def append(self, key: str, messages: Sequence[SessionMessage]) -> None:

@@ -21,6 +21,18 @@ class SessionMessage:
     ord: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """A session as a list shows it: its key, when it began and last changed, its first
+    question, and how many messages it holds."""
+
+    key: str
+    created: str
+    updated: str
+    first_question: str
+    messages: int
+
+
 class SessionRepository(Repository):
     """Sessions are keyed by the chat layer (which checks the key's form); the store only
     reads and writes them."""
@@ -41,6 +53,43 @@ class SessionRepository(Repository):
         if not row:
             return None
         return str(row.get("kind")), str(row.get("target"))
+
+    async def list_for(self, *, kind: str, target: str, limit: int) -> list[SessionSummary]:
+        """The sessions about ``target``, the most recently updated first (three queries: the
+        sessions, their first questions, their sizes)."""
+        rows = await self.db.query_one(
+            "SELECT id, created, updated FROM chat_session WHERE target = $target AND "
+            "kind = $kind ORDER BY updated DESC LIMIT $limit",
+            {"target": target, "kind": kind, "limit": limit},
+        )
+        keys = [str(row["id"]).removeprefix("chat_session:") for row in rows or []]
+        if not keys:
+            return []
+        ids = [_session(key) for key in keys]
+        # A session's first message (ord 0) is its first question: turns are stored in pairs.
+        firsts = await self.db.query_one(
+            "SELECT session, content FROM chat_message WHERE session IN $ids AND ord = 0",
+            {"ids": ids},
+        )
+        sizes = await self.db.query_one(
+            "SELECT session, count() AS size FROM chat_message WHERE session IN $ids "
+            "GROUP BY session",
+            {"ids": ids},
+        )
+        first = {_key(row["session"]): str(row["content"]) for row in firsts or []}
+        size = {_key(row["session"]): int(row["size"]) for row in sizes or []}
+        summaries: list[SessionSummary] = []
+        for key, row in zip(keys, rows, strict=True):
+            summaries.append(
+                SessionSummary(
+                    key=key,
+                    created=str(row.get("created") or ""),
+                    updated=str(row.get("updated") or ""),
+                    first_question=first.get(key, ""),
+                    messages=size.get(key, 0),
+                )
+            )
+        return summaries
 
     async def messages(self, key: str, *, newest: int | None = None) -> list[SessionMessage]:
         """The session's messages, oldest first; only the ``newest`` ones when given."""
@@ -84,4 +133,9 @@ def _session(key: str) -> RecordID:
     return RecordID("chat_session", key)
 
 
-__all__ = ["SessionMessage", "SessionRepository"]
+def _key(session: object) -> str:
+    """A session's key from its id as the database layer returns it."""
+    return str(session).removeprefix("chat_session:")
+
+
+__all__ = ["SessionMessage", "SessionRepository", "SessionSummary"]

@@ -11,6 +11,7 @@ from open_notebook.api._routers import (
     notebooks,
     notes,
     search,
+    sessions,
     sources,
 )
 
@@ -22,6 +23,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     context.router,
     embed.router,
     chat.router,
+    sessions.router,
 )
 
 __all__ = ["ROUTERS", "auth", "health"]

@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
+import asyncio
+from typing import Final
+
 from fastapi import APIRouter
 
-from open_notebook.api._deps import SearchDep, SettingsDep, StateDep
+from open_notebook.api._deps import EmbedderDep, SearchDep, SettingsDep, StateDep
 from open_notebook.api._schemas.retrieval import SearchHitPublic, SearchRequest, SearchResultsPublic
 from open_notebook.errors import InvalidInputError
+from open_notebook.llm import NumberedPassage, SupportScorer, check_coverage
+from open_notebook.search import SearchHit
+
+# The best hits judged for the "no good match" state, as a context's passages are for coverage.
+MATCHED: Final = 5
 
 router = APIRouter(prefix="/api", tags=["search"])
 
 
 @router.post("/search")
 async def search(
-    body: SearchRequest, state: StateDep, search_service: SearchDep, settings: SettingsDep
+    body: SearchRequest,
+    state: StateDep,
+    search_service: SearchDep,
+    settings: SettingsDep,
+    embedder: EmbedderDep,
 ) -> SearchResultsPublic:
-    """Chunk-level hits with their score components, best first."""
+    """Chunk-level hits with their score components, best first; ``match`` says whether the
+    best of them match the query at all."""
     if len(body.query) > settings.max_query_chars:
         raise InvalidInputError(
             f"query is {len(body.query)} characters; the limit is {settings.max_query_chars}",
@@ -31,4 +44,30 @@ async def search(
             types=list(body.types),
         )
     data = [SearchHitPublic.model_validate(hit) for hit in hits]
-    return SearchResultsPublic(data=data, count=len(data))
+    check = await asyncio.to_thread(
+        check_coverage,
+        body.query,
+        [_passage(hit) for hit in hits[:MATCHED]],
+        SupportScorer(embedder),
+    )
+    return SearchResultsPublic(
+        data=data,
+        count=len(data),
+        match="good" if check.covered else "none",
+        match_score=round(check.score, 4),
+    )
+
+
+def _passage(hit: SearchHit) -> NumberedPassage:
+    """A hit read as a passage, to judge it as coverage judges a context's passages."""
+    return NumberedPassage(
+        number=hit.rank,
+        handle=hit.id,
+        record_id=hit.parent_id,
+        record_type=str(hit.kind),
+        title=hit.parent_title,
+        chunk_id=hit.id,
+        char_start=hit.char_start,
+        char_end=hit.char_end,
+        text=hit.text,
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -72,6 +72,12 @@ class SearchHitPublic(BaseModel):
 class SearchResultsPublic(BaseModel):
     data: list[SearchHitPublic]
     count: int
+    match: Literal["good", "none"] = Field(
+        default="good",
+        description="none: the best hits do not match the query as a real match does (the "
+        "same judgment as a question's coverage by its context); the hits are only the nearest",
+    )
+    match_score: float = Field(default=0.0, description="that judgment's score, 0..1 (bar 0.5)")
 
 
 _STATUS_HELP = (

@@ -7,6 +7,7 @@
 // every mark a sentence owns is drawn as one of its links.
 
 import { h } from "./dom.js";
+import { plainText, quoteText, supportingSentence } from "./markdown.js";
 import { openRecord } from "./reader.js";
 
 // The server's marks (llm/_citations.py): bracket groups of passage numbers, handles, record ids.
@@ -14,6 +15,7 @@ const REF = String.raw`(?:\d{1,3}|#[\w-]{1,64}|(?:source_insight|insight|source|
 const MARK = new RegExp(String.raw`\s?[[【〔]\s*${REF}(?:\s*[,;，、]\s*${REF})*\s*[\]】〕]`, "gi");
 
 export const UNSUPPORTED = "not supported by the notebook";
+export const OFF_QUESTION = "in your notebook, but it does not answer the question";
 export const NOT_COVERED = "This notebook doesn't seem to cover the question.";
 
 const CITATION_TEXT = {
@@ -46,6 +48,33 @@ function withoutMarks(text) {
   return text.replace(MARK, "");
 }
 
+// A mark still being written at the end of the stream ("[1", "[sour"): held back until it ends.
+const OPEN_MARK = /\s?[[【〔][^\]】〕\n]{0,140}$/;
+
+/**
+ * The answer as it streams: its text, each of the model's marks drawn as the chip the final
+ * answer shows, numbered 1, 2, 3 by first appearance as the server numbers them.
+ */
+export function streamingView(text) {
+  const node = h("div", { class: "answer-text grounded streaming-text" });
+  const numbers = new Map();
+  const shown = text.replace(OPEN_MARK, "");
+  let cursor = 0;
+  for (const match of shown.matchAll(MARK)) {
+    node.append(shown.slice(cursor, match.index));
+    const refs = match[0].replace(/^\s?[[【〔]\s*|\s*[\]】〕]$/g, "").split(/\s*[,;，、]\s*/);
+    const chips = refs.map((ref) => {
+      const key = ref.replace(/\s+/g, "").toLowerCase();
+      if (!numbers.has(key)) numbers.set(key, numbers.size + 1);
+      return h("span", { class: "cite pending", "aria-label": `passage ${numbers.get(key)}` }, String(numbers.get(key)));
+    });
+    node.append(h("sup", { class: "cites" }, chips));
+    cursor = match.index + match[0].length;
+  }
+  node.append(shown.slice(cursor));
+  return node;
+}
+
 function sentenceView(sentence, index) {
   const supported = sentence.status === "supported";
   const view = h(
@@ -53,15 +82,16 @@ function sentenceView(sentence, index) {
     {
       class: `sentence ${supported ? "supported" : "unsupported"}`,
       dataset: { status: sentence.status, index: String(index), score: String(sentence.score) },
-      title: supported ? null : UNSUPPORTED,
+      title: supported ? null : sentence.held ? OFF_QUESTION : UNSUPPORTED,
     },
     sentence.text,
   );
   if (!supported) {
-    view.append(h("span", { class: "flag", "aria-hidden": "true" }, "?"), h("span", { class: "visually-hidden" }, ` (${UNSUPPORTED})`));
+    const why = sentence.held ? OFF_QUESTION : UNSUPPORTED;
+    view.append(h("span", { class: "flag", "aria-hidden": "true" }, "?"), h("span", { class: "visually-hidden" }, ` (${why})`));
   }
   if (sentence.citations.length) {
-    view.append(h("sup", { class: "cites" }, sentence.citations.map((citation) => citeLink(citation))));
+    view.append(h("sup", { class: "cites" }, sentence.citations.map((citation) => citeLink(citation, sentence.text))));
   }
   return view;
 }
@@ -70,9 +100,9 @@ function hasSpan(citation) {
   return Boolean(citation.record_id) && Number.isInteger(citation.char_start) && Number.isInteger(citation.char_end);
 }
 
-function citeLink(citation) {
-  const where = citation.title || citation.record_id || citation.written || "?";
-  const label = citation.number ? String(citation.number) : citation.written || "?";
+function citeLink(citation, claim) {
+  const where = plainText(citation.title || "") || citation.record_id || citation.written || "?";
+  const label = citation.mark ? String(citation.mark) : "?";
   // A passage the model saw but that does not hold the sentence: shown, never counted as a citation.
   const holds = citation.supports !== false;
   const status = holds ? CITATION_TEXT[citation.status] || citation.status : NOT_HOLDING;
@@ -83,37 +113,58 @@ function citeLink(citation) {
       status: citation.status,
       by: citation.by,
       number: citation.number ? String(citation.number) : "",
+      mark: citation.mark ? String(citation.mark) : "",
       id: citation.record_id || "",
     },
     title: `${where}: ${what}`,
     "aria-label": `passage ${label}, ${where}, ${what}`,
   };
   if (!hasSpan(citation)) return h("span", attrs, label);
-  return h("a", { ...attrs, href: "#", onclick: (event) => { event.preventDefault(); openPassage(citation); } }, label);
+  return h("a", { ...attrs, href: "#", onclick: (event) => { event.preventDefault(); openPassage(citation, claim); } }, label);
 }
 
-function openPassage(passage) {
-  return openRecord(passage.record_id, { start: passage.char_start, end: passage.char_end }, `passage ${passage.number}, as quoted under the answer`);
+function openPassage(passage, claim, note) {
+  return openRecord(passage.record_id, { start: passage.char_start, end: passage.char_end }, note || `passage [${passage.mark}] of the answer`, claim);
 }
 
-/** The passages the sentences cite, in order of first citation, each with who cited it. */
+/** The passages the sentences cite and that hold them, by mark, each with who cited it and
+ * the first sentence it supports. */
 export function citedPassages(done) {
   const found = new Map();
   for (const sentence of done.sentences) {
     for (const citation of sentence.citations) {
-      if (citation.status !== "valid" || citation.supports === false || !hasSpan(citation) || !citation.number) continue;
-      const seen = found.get(citation.number);
+      if (citation.status !== "valid" || citation.supports === false || !hasSpan(citation) || !citation.mark) continue;
+      const seen = found.get(citation.mark);
       if (seen) seen.by.add(citation.by);
-      else found.set(citation.number, { ...citation, by: new Set([citation.by]) });
+      else found.set(citation.mark, { ...citation, by: new Set([citation.by]), claim: sentence.text });
     }
   }
-  return [...found.values()];
+  return [...found.values()].sort((a, b) => a.mark - b.mark);
+}
+
+/** A passage quoted as text, its sentence that supports `claim` highlighted. */
+function quoted(passage, claim) {
+  const text = passage.text;
+  const found = claim ? supportingSentence(text, claim) : null;
+  if (!found) return h("blockquote", { class: "passage-text" }, quoteText(text));
+  return h(
+    "blockquote",
+    { class: "passage-text" },
+    quoteText(text.slice(0, found[0])),
+    " ",
+    h("mark", { class: "cited-sentence" }, plainText(text.slice(found[0], found[1]))),
+    " ",
+    quoteText(text.slice(found[1])),
+  );
 }
 
 /** The quoted passages under the answer, or a plain line saying nothing is cited. */
 export function passageList(done) {
   const cited = citedPassages(done);
-  if (!cited.length) return h("p", { class: "muted no-cites" }, "The answer cites no passage of the notebook.");
+  if (done.coverage === "low" && !done.refused && done.sentences.length) {
+    return h("p", { class: "muted no-cites support-summary" }, "Not an answer from your notebook: nothing in it covers the question.");
+  }
+  if (!cited.length) return done.refused ? null : h("p", { class: "muted no-cites" }, "The answer cites no passage of the notebook.");
   const unsupported = done.sentences.filter((one) => one.status !== "supported").length;
   return h(
     "section",
@@ -125,19 +176,40 @@ export function passageList(done) {
       cited.map((passage) =>
         h(
           "li",
-          { class: "passage", dataset: { number: String(passage.number), id: passage.record_id } },
+          { class: "passage", dataset: { mark: String(passage.mark), number: String(passage.number), id: passage.record_id } },
           h(
             "p",
             { class: "passage-head" },
-            h("a", { href: "#", class: "passage-number", "aria-label": `open passage ${passage.number} in its source`, onclick: (event) => { event.preventDefault(); openPassage(passage); } }, `[${passage.number}]`),
+            h("a", { href: "#", class: "passage-number cite valid", "aria-label": `open passage ${passage.mark} in its source`, onclick: (event) => { event.preventDefault(); openPassage(passage, passage.claim); } }, String(passage.mark)),
             " ",
-            h("span", { class: "passage-title" }, passage.title || passage.record_id),
+            h("span", { class: "passage-title" }, plainText(passage.title) || passage.record_id),
             " ",
-            h("span", { class: "muted handle" }, passage.handle),
-            " ",
-            h("span", { class: "badge" }, [...passage.by].map((by) => BY_TEXT[by] || by).join("; ")),
+            h("span", { class: "badge", title: `passage ${passage.number} of the context sent to the model` }, [...passage.by].map((by) => BY_TEXT[by] || by).join("; ")),
           ),
-          h("blockquote", { class: "passage-text" }, passage.text),
+          quoted(passage, passage.claim),
+        ),
+      ),
+    ),
+  );
+}
+
+/** The passages nearest to a question the notebook does not cover: offered, not an answer. */
+export function nearestList(done, question) {
+  const nearest = done.nearest || [];
+  if (!nearest.length) return null;
+  return h(
+    "section",
+    { class: "nearest", "aria-label": "Nearest in your notebook" },
+    h("p", { class: "nearest-head" }, h("strong", {}, "Nearest in your notebook"), " — not an answer: these passages come closest to the question, and none of them answers it."),
+    h(
+      "ul",
+      { class: "passages" },
+      nearest.map((passage) =>
+        h(
+          "li",
+          { class: "passage nearest-passage", dataset: { id: passage.record_id } },
+          h("p", { class: "passage-head" }, h("a", { href: "#", class: "passage-title", onclick: (event) => { event.preventDefault(); openPassage(passage, question, "nearest to the question, not an answer"); } }, plainText(passage.title) || passage.record_id)),
+          h("blockquote", { class: "passage-text" }, quoteText(passage.text)),
         ),
       ),
     ),

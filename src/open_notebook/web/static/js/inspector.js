@@ -7,6 +7,7 @@
 // lists records. Both map onto the same rows: a row with a handle is a passage.
 
 import { fmt, h, replace } from "./dom.js";
+import { plainText } from "./markdown.js";
 import { openRecord } from "./reader.js";
 
 const SHOWN = 200;
@@ -15,22 +16,26 @@ export const MIN_BUDGET = 50;
 const REASONS = {
   budget: "did not fit in the budget",
   duplicate_of: "duplicate of",
-  below_min_score: "below the minimum score",
-  low_relevance: "far less relevant than the best evidence",
+  below_min_score: "not relevant enough to the question",
+  low_relevance: "much less relevant than the best passages",
   excluded_by_config: "excluded by the context settings",
   not_found: "not found",
 };
 
 // What ended a question's selection (the manifest's `stopped`).
 const STOPPED = {
-  budget: "budget — the budget is full",
-  relevance_floor: "relevance floor — the rest is far below the best passages' relevance",
-  candidates_exhausted: "candidates exhausted — every candidate is in",
+  budget: "Stopped because the budget is full.",
+  relevance_floor: "Stopped because the rest is much less relevant than the best passages.",
+  candidates_exhausted: "Everything that matches the question fits.",
 };
 
 export function stoppedText(stopped) {
-  return `stopped: ${STOPPED[stopped] || String(stopped).replaceAll("_", " ")}`;
+  return STOPPED[stopped] || `Stopped: ${String(stopped).replaceAll("_", " ")}.`;
 }
+
+const TOKENIZER_STORY =
+  "The context sent with an answer is counted with the model's own tokenizer, as the model reads it. " +
+  "A rebuild here counts with the context builder's tokenizer, so the same text can differ by a few tokens.";
 
 /**
  * A readable reason from the manifest's `code` or `code:detail`. `duplicate_of:<target>` names
@@ -129,7 +134,10 @@ export function fromAnswer(done) {
  * Render `model` into `container`. `rebuild(budget)` (optional) builds again at another budget;
  * `maxBudget` bounds the control.
  */
-export function renderInspector(container, model, { rebuild = null, maxBudget = null, title = "Context" } = {}) {
+export function renderInspector(container, model, { rebuild = null, maxBudget = null, note = null, title = "Context" } = {}) {
+  // A rebuild replaces the panel: the control that started it keeps the keyboard focus.
+  const active = document.activeElement;
+  const focused = active && container.contains(active) && active.id ? active.id : null;
   const filter = { value: "all" };
   const table = h("div", { class: "manifest" });
   const counts = {
@@ -152,29 +160,34 @@ export function renderInspector(container, model, { rebuild = null, maxBudget = 
     container,
     h("div", { class: "inspector-head" }, h("h2", {}, title), h("span", { class: "badge" }, model.origin === "sent" ? "as sent with the answer" : "built for this budget")),
     budgetBar(model),
-    rebuild ? budgetControl(model.budget, maxBudget, rebuild) : null,
+    rebuild ? budgetControl(model.budget, maxBudget, rebuild, model) : null,
+    note ? h("p", { class: "clamp-note", id: "budget-clamped", role: "status" }, note) : null,
     tabs,
     table,
     renderedText(model),
   );
+  if (focused) {
+    const again = document.getElementById(focused);
+    if (again) again.focus({ preventScroll: true });
+  }
 }
 
 function budgetBar(model) {
   const share = model.budget ? model.used / model.budget : 0;
-  const ofWindow = model.window ? model.budget / model.window : null;
   // Widths through the CSSOM: the page's policy allows no inline style attributes.
   const used = h("span", { class: "fill" });
   used.style.width = `${Math.min(100, share * 100)}%`;
-  const budget = h("span", { class: "fill window" });
-  budget.style.width = ofWindow === null ? "0" : `${Math.max(0.5, Math.min(100, ofWindow * 100))}%`;
+  const counted = model.origin === "sent" ? `counted by ${model.counter || "the model"}` : `counted by the builder's ${model.counter || "tokenizer"}`;
+  const limit = model.window
+    ? `Limit: ${model.modelId ? `${model.modelId} reads` : "the model reads"} ${fmt(model.window)} tokens at once; the budget is what is left for the context after the question, the instructions and room for the answer.`
+    : "Limit: unknown (no language model configured).";
   return h(
     "div",
     { class: "budget", id: "budget-bar", dataset: { used: model.used, budget: model.budget, window: model.window ?? "" } },
-    h("div", { class: "bar", role: "meter", "aria-label": "tokens used of the budget", "aria-valuemin": 0, "aria-valuemax": model.budget, "aria-valuenow": model.used }, used),
-    h("p", { class: "budget-text" }, h("strong", {}, `${fmt(model.used)} / ${fmt(model.budget)} tokens`), ` used (${(share * 100).toFixed(1)} %)`),
+    h("p", { class: "budget-text", id: "budget-label" }, h("strong", {}, `${fmt(model.used)} of ${fmt(model.budget)} tokens used`), " ", h("span", { class: "muted tokenizer", title: TOKENIZER_STORY, tabindex: "0", "aria-label": `${counted}. ${TOKENIZER_STORY}` }, `(${counted})`)),
+    h("div", { class: "bar", role: "meter", "aria-labelledby": "budget-label", "aria-valuemin": 0, "aria-valuemax": model.budget, "aria-valuenow": model.used }, used),
     model.stopped ? selectionText(model) : null,
-    h("div", { class: "bar thin", "aria-hidden": "true" }, budget),
-    h("p", { class: "muted window-text" }, model.window ? `budget ${fmt(model.budget)} of the ${fmt(model.window)}-token window${model.modelId ? ` of ${model.modelId}` : ""} (${(ofWindow * 100).toFixed(1)} %)` : "model window unknown (no language model configured)"),
+    h("p", { class: "muted window-text" }, limit),
   );
 }
 
@@ -188,7 +201,7 @@ function selectionText(model) {
   return h(
     "p",
     { class: "selection", id: "context-stopped", dataset: { stopped: model.stopped } },
-    `${plural(passages.length, "passage")} of ${plural(records, "record")}, ${fmt(left)} left out · `,
+    `${plural(passages.length, "passage")} from ${plural(records, "document")}, ${fmt(left)} left out. `,
     h("strong", { class: "stopped" }, stoppedText(model.stopped)),
   );
 }
@@ -204,24 +217,28 @@ export function lookupOf(rows) {
   return { handles, ids };
 }
 
-// The slider is logarithmic: 50 tokens to the window's budget in equal ratios per step.
-function budgetControl(budget, maxBudget, rebuild) {
-  const top = Math.max(maxBudget || 16000, budget || MIN_BUDGET, MIN_BUDGET * 2);
+// The slider is logarithmic: 50 tokens to the most the context can take, in equal ratios.
+function budgetControl(budget, maxBudget, rebuild, model) {
+  const top = Math.max(maxBudget || 16000, MIN_BUDGET * 2);
   const toBudget = (position) => Math.round(Math.exp(Math.log(MIN_BUDGET) + (position / 1000) * (Math.log(top) - Math.log(MIN_BUDGET))));
   const toPosition = (value) => Math.round((1000 * (Math.log(value) - Math.log(MIN_BUDGET))) / (Math.log(top) - Math.log(MIN_BUDGET)));
   const slider = h("input", { type: "range", min: 0, max: 1000, step: 1, id: "budget-slider", "aria-label": "Token budget" });
-  slider.value = String(toPosition(Math.max(budget || MIN_BUDGET, MIN_BUDGET)));
+  const shown = Math.min(top, Math.max(budget || MIN_BUDGET, MIN_BUDGET));
+  slider.value = String(toPosition(shown));
   const number = h("input", { type: "number", min: MIN_BUDGET, max: top, step: 1, id: "budget-input", "aria-label": "Token budget in tokens" });
   number.value = String(budget || MIN_BUDGET);
+  const why = model.window ? `the model's ${fmt(model.window)}-token window less the room kept for the answer` : "the largest budget this page builds";
   slider.addEventListener("input", () => {
     number.value = String(toBudget(Number(slider.value)));
   });
-  slider.addEventListener("change", () => rebuild(Number(number.value)));
+  slider.addEventListener("change", () => rebuild(Number(number.value), null));
   number.addEventListener("change", () => {
-    const value = Math.max(MIN_BUDGET, Math.min(top, Math.round(Number(number.value)) || MIN_BUDGET));
+    const asked = Math.round(Number(number.value)) || MIN_BUDGET;
+    const value = Math.max(MIN_BUDGET, Math.min(top, asked));
+    const note = asked > top ? `The budget is at most ${fmt(top)} tokens (${why}): it is set to ${fmt(top)}.` : asked < MIN_BUDGET ? `The budget is at least ${fmt(MIN_BUDGET)} tokens: it is set to ${fmt(MIN_BUDGET)}.` : null;
     number.value = String(value);
     slider.value = String(toPosition(value));
-    rebuild(value);
+    rebuild(value, note);
   });
   return h("div", { class: "budget-control" }, h("label", { for: "budget-slider" }, "Budget"), slider, number, h("span", { class: "muted" }, "tokens"));
 }
@@ -239,7 +256,7 @@ function drawTable(table, rows, filter, lookup) {
   replace(
     table,
     chosen.length
-      ? h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Item"), h("th", {}, "Type"), h("th", { class: "num" }, "Relevance"), h("th", { class: "num" }, "Tokens"), h("th", {}, "Decision"))), body)
+      ? h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Item"), h("th", {}, "Type"), h("th", { class: "num", title: "How well the item matches the question, as a share of the best match (100 %). The same question gives the same values at every budget." }, "Relevance"), h("th", { class: "num" }, "Tokens"), h("th", {}, "Decision"))), body)
       : h("p", { class: "empty" }, filter === "dropped" ? "Nothing was left out." : "Nothing here."),
   );
 }
@@ -250,11 +267,10 @@ function rowView(row, lookup) {
   const note = row.handle ? `${row.handle} · ${row.status === "included" ? "in the context" : `left out: ${reason}`}` : "";
   const open = () => openRecord(row.id, row.span, note);
   const openable = row.reason !== "not_found";
-  const label = row.title || row.id;
+  const label = plainText(row.title) || row.id;
   const opener = openable ? h("button", { type: "button", class: "link", title: row.span ? `open ${row.id} at this passage` : row.id, onclick: open }, label) : h("span", {}, label);
-  const where = row.span ? [" · ", h("span", { class: "chars" }, `characters ${fmt(row.span.start)}–${fmt(row.span.end)}`)] : "";
-  const meta = row.handle ? h("div", { class: "meta" }, h("code", { class: "handle" }, row.handle), where) : h("div", { class: "meta" }, row.id);
-  const relevance = row.relevance === null || row.relevance === undefined ? "–" : row.relevance.toFixed(2);
+  const meta = row.handle ? h("div", { class: "meta" }, h("span", { class: "handle", title: `${row.handle}, characters ${fmt(row.span && row.span.start)}–${fmt(row.span && row.span.end)}` }, `passage ${row.handle.split("#").pop()}`)) : h("div", { class: "meta" }, "whole document");
+  const relevance = row.relevance === null || row.relevance === undefined ? "–" : `${Math.round(row.relevance * 100)} %`;
   const tokens = row.status === "included" ? `${fmt(row.tokens)}${row.original && row.original !== row.tokens ? ` of ${fmt(row.original)}` : ""}` : fmt(row.original);
   const decision =
     row.status === "included"

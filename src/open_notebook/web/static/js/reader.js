@@ -1,7 +1,9 @@
-// The reader: a source, note or insight shown as text, with a passage highlighted and in view.
+// The reader: a source, note or insight shown as text (its Markdown rendered, never as HTML),
+// with a cited passage highlighted and, inside it, the sentence that supports the claim.
 
 import { api } from "./api.js";
-import { fmt, h, markRanges, replace } from "./dom.js";
+import { fmt, h, replace } from "./dom.js";
+import { plainText, renderMarkdown, supportingSentence } from "./markdown.js";
 import { showError } from "./ui.js";
 
 // Characters shown around a passage before "Show the whole text".
@@ -23,11 +25,12 @@ export function initReader() {
 
 /**
  * Open record `id` (source:…, note:…, source_insight:…) at `span` = {start, end} (characters of
- * its text), highlighted; `note` says how the passage was found.
+ * its text), highlighted; `note` says how the passage was found; `claim` (a sentence of an
+ * answer, or a query) picks the passage's sentence that supports it, highlighted within it.
  */
-export async function openRecord(id, span = null, note = "") {
+export async function openRecord(id, span = null, note = "", claim = "") {
   try {
-    await show({ id, span, note, whole: false });
+    await show({ id, span, note, claim, whole: false });
   } catch (error) {
     showError(error, "Opening the text");
   }
@@ -35,27 +38,47 @@ export async function openRecord(id, span = null, note = "") {
 
 async function show(request) {
   current = request;
-  const { id, span } = request;
+  const { span } = request;
   const text = await load(request);
   const dialog = document.getElementById("reader");
-  replace(document.getElementById("reader-title"), text.title);
-  const where = span ? `characters ${fmt(span.start)}–${fmt(span.end)} of ${fmt(text.length)}` : `${fmt(text.length)} characters`;
-  replace(document.getElementById("reader-meta"), `${id} · ${where}${request.note ? ` · ${request.note}` : ""}`);
-  const ranges = span ? [[span.start - text.start, span.end - text.start]] : [];
+  replace(document.getElementById("reader-title"), plainText(text.title) || "Untitled");
+  replace(document.getElementById("reader-meta"), [whereIs(text, span), request.note].filter(Boolean).join(" · "));
+  const ranges = [];
+  if (span) {
+    ranges.push({ start: span.start, end: span.end, class: "cited", id: "cited-passage" });
+    const local = [span.start - text.start, span.end - text.start];
+    const found = request.claim ? supportingSentence(text.text, request.claim, local) : null;
+    if (found) {
+      ranges.push({ start: text.start + found[0], end: text.start + found[1], class: "cited-sentence", id: "cited-sentence" });
+    }
+  }
   const body = h(
-    "pre",
-    { class: "source-text" },
-    text.start > 0 ? "…\n" : "",
-    markRanges(text.text, ranges, { id: "cited-passage", class: "cited" }),
-    text.end < text.length ? "\n…" : "",
+    "div",
+    { class: "reader-text" },
+    text.start > 0 ? h("p", { class: "muted" }, "…") : null,
+    renderMarkdown(text.text, text.start, ranges),
+    text.end < text.length ? h("p", { class: "muted" }, "…") : null,
   );
   replace(document.getElementById("reader-body"), body);
   document.getElementById("reader-more").hidden = text.start === 0 && text.end >= text.length;
   if (!dialog.open) dialog.showModal();
-  const mark = document.getElementById("cited-passage");
+  const mark = document.getElementById("cited-sentence") || document.getElementById("cited-passage");
   if (mark) mark.scrollIntoView({ block: "center" });
   else document.getElementById("reader-body").scrollTop = 0;
 }
+
+// Where a passage sits, in words: its section (the heading above it) and how far in.
+function whereIs(text, span) {
+  if (!span) return `${fmt(wordCount(text.text))} words`;
+  const before = text.text.slice(0, Math.max(0, span.start - text.start));
+  const headings = [...before.matchAll(/^#{1,6}[ \t]+(.+)$/gm)];
+  const section = headings.length ? `in “${plainText(headings[headings.length - 1][1])}”` : "";
+  const share = text.length ? span.start / text.length : 0;
+  const position = share < 0.2 ? "near the start" : share > 0.8 ? "near the end" : share < 0.4 ? "in the first half" : share > 0.6 ? "in the second half" : "about halfway through";
+  return [section, position].filter(Boolean).join(", ");
+}
+
+const wordCount = (text) => (String(text).match(/\S+/g) || []).length;
 
 async function load({ id, span, whole }) {
   const table = id.slice(0, id.indexOf(":"));

@@ -1,10 +1,14 @@
-// Ask: the answer streams in, then shows its attribution (see answer.js); beside it, the context.
+// Ask: the answer streams in (its marks drawn as chips from the first token), then shows its
+// attribution (see answer.js); beside it (on a phone: behind a button), the context; above it,
+// the notebook's earlier conversations.
 
 import { api, streamEvents } from "../api.js";
-import { coverageNotice, notCovered, passageList, renderSentences } from "../answer.js";
-import { fmt, h, replace } from "../dom.js";
+import { coverageNotice, nearestList, notCovered, passageList, renderSentences, streamingView } from "../answer.js";
+import { fmt, h, replace, when } from "../dom.js";
 import { fromAnswer, fromContext, renderInspector } from "../inspector.js";
 import { guarded } from "../ui.js";
+
+const NARROW = "(max-width: 900px)";
 
 export async function askPage(view, key) {
   const [notebook, model] = await Promise.all([api(`/api/notebooks/notebook:${key}`), api("/api/chat/model")]);
@@ -12,9 +16,9 @@ export async function askPage(view, key) {
   view.crumbs([notebook.name, `#/nb/${key}`], ["Ask"]);
   const state = { view, notebook, model, sessionId: null, turns: [] };
   const conversation = h("ol", { class: "conversation", id: "conversation", "aria-label": "Questions and answers" });
-  const aside = h("aside", { class: "panel inspector", id: "inspector", "aria-label": "Context inspector" }, h("h2", {}, "Context"), h("p", { class: "muted" }, "Ask a question: the context sent with the answer shows here, with what was left out and why."));
-  state.conversation = conversation;
-  state.aside = aside;
+  const aside = h("aside", { class: "panel inspector collapsed", id: "inspector", "aria-label": "Context inspector" }, h("h2", {}, "Context"), h("p", { class: "muted" }, "Ask a question: the context sent with the answer shows here, with what was left out and why."));
+  const history = h("section", { class: "history", id: "history", "aria-label": "Earlier conversations" });
+  Object.assign(state, { conversation, aside, history });
   replace(
     view.main,
     h(
@@ -24,19 +28,55 @@ export async function askPage(view, key) {
         "section",
         { class: "panel ask", "aria-labelledby": "ask-title" },
         h("h1", { id: "ask-title" }, `Ask “${notebook.name}”`),
-        model.configured ? h("p", { class: "muted" }, `Answers from ${model.model_id} (${fmt(model.context_window)}-token window), grounded in this notebook's sources and notes.`) : h("p", { class: "notice-inline error-text" }, `No language model: ${model.detail}`),
+        model.configured ? h("p", { class: "muted model-line" }, `Answers from ${model.model_id}, grounded in this notebook's sources and notes.`) : h("p", { class: "notice-inline error-text" }, `No language model: ${model.detail}`),
+        history,
         conversation,
         askForm(state),
       ),
       aside,
     ),
   );
+  await loadHistory(state);
+}
+
+async function loadHistory(state) {
+  const { data } = await api(`/api/notebooks/${encodeURIComponent(state.notebook.id)}/sessions`);
+  if (!state.view.alive()) return;
+  if (!data.length) {
+    replace(state.history);
+    return;
+  }
+  const items = data.map((session) =>
+    h(
+      "li",
+      { dataset: { id: session.id }, class: session.id === state.sessionId ? "current" : "" },
+      h("button", { type: "button", class: "link session-open", onclick: () => guarded(null, () => reopen(state, session.id), "Opening the conversation") }, session.title || "Untitled conversation"),
+      h("span", { class: "meta" }, ` · ${fmt(session.turns)} question${session.turns === 1 ? "" : "s"} · ${when(session.updated)}`),
+    ),
+  );
+  replace(state.history, h("details", { class: "history-list" }, h("summary", {}, `Earlier conversations (${fmt(data.length)})`), h("ul", { class: "sessions" }, items)));
+}
+
+async function reopen(state, sessionId) {
+  const session = await api(`/api/chat/sessions/${encodeURIComponent(sessionId)}`);
+  if (!state.view.alive()) return;
+  state.sessionId = session.id;
+  state.turns = [];
+  replace(state.conversation);
+  for (const stored of session.turns) {
+    const done = { ...stored, session_id: session.id, citations: [] };
+    const turnView = turnShell(state, stored.question);
+    drawDone(state, turnView, { question: stored.question, done });
+  }
+  const details = state.history.querySelector("details");
+  if (details) details.open = false;
+  await loadHistory(state);
 }
 
 function askForm(state) {
-  const question = h("textarea", { name: "question", id: "question", required: true, rows: 3, maxlength: 100000, placeholder: "Ask a question about this notebook…", "aria-label": "Question" });
+  const question = h("textarea", { name: "question", id: "question", required: true, rows: 2, maxlength: 100000, placeholder: "Ask a question about this notebook…", "aria-label": "Question" });
   const submit = h("button", { type: "submit", class: "primary", id: "ask-button" }, "Ask");
-  const restart = h("button", { type: "button", id: "new-conversation", onclick: () => { state.sessionId = null; replace(state.conversation); } }, "New conversation");
+  const restart = h("button", { type: "button", id: "new-conversation", onclick: () => { state.sessionId = null; state.turns = []; replace(state.conversation); } }, "New conversation");
   const form = h("form", { class: "stack-form", id: "ask-form" }, question, h("div", { class: "actions" }, submit, restart));
   question.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) form.requestSubmit();
@@ -53,62 +93,96 @@ function askForm(state) {
   return form;
 }
 
+function turnShell(state, question) {
+  const parts = {
+    coverage: h("div", { class: "coverage" }),
+    answer: h("div", { class: "answer", "aria-live": "polite", "aria-busy": "false" }),
+    footer: h("div", { class: "answer-foot" }),
+  };
+  parts.node = h("li", { class: "turn" }, h("p", { class: "question" }, question), parts.coverage, parts.answer, parts.footer);
+  state.conversation.appendChild(parts.node);
+  return parts;
+}
+
+// What the reader sees before the first token: what the server is doing, in words.
+function waiting(text) {
+  return h("p", { class: "progress-note", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" }), text);
+}
+
 async function ask(state, question) {
-  const answer = h("div", { class: "answer streaming", "aria-live": "polite", "aria-busy": "true" });
-  const footer = h("div", { class: "answer-foot" });
-  const coverage = h("div", { class: "coverage" });
-  const turnView = h("li", { class: "turn" }, h("p", { class: "question" }, question), coverage, answer, footer);
-  state.conversation.appendChild(turnView);
-  turnView.scrollIntoView({ block: "nearest" });
-  const streamed = document.createTextNode("");
-  answer.appendChild(streamed);
+  const turnView = turnShell(state, question);
+  const { answer, coverage } = turnView;
+  answer.classList.add("streaming");
+  answer.setAttribute("aria-busy", "true");
+  replace(answer, waiting("Reading your notebook…"));
+  turnView.node.scrollIntoView({ block: "nearest" });
+  let streamed = "";
   const turn = { question, done: null };
   try {
     turn.done = await streamEvents(
       "/api/chat",
       { notebook_id: state.notebook.id, question, session_id: state.sessionId },
       (type, data) => {
-        if (type === "token") streamed.appendData(data.text);
-        // Said as soon as it is known, before the answer streams in.
-        else if (type === "coverage") replace(coverage, data.coverage === "low" ? coverageNotice(data.notice) : null);
+        if (type === "token") {
+          streamed += data.text;
+          replace(answer, streamingView(streamed));
+        } else if (type === "coverage") {
+          // Said as soon as it is known, before the answer streams in.
+          replace(coverage, data.coverage === "low" ? coverageNotice(data.notice) : null);
+          if (!streamed) replace(answer, waiting(data.coverage === "low" ? "Checking what the notebook holds…" : "Writing the answer…"));
+        }
       },
     );
   } catch (error) {
     answer.classList.remove("streaming");
     answer.setAttribute("aria-busy", "false");
     answer.classList.add("failed");
-    answer.appendChild(h("p", { class: "error-text" }, `No answer: ${error.message}`));
+    replace(answer, h("p", { class: "error-text" }, `No answer: ${error.message}`));
     throw error;
   }
   state.sessionId = turn.done.session_id;
-  state.turns.push(turn);
+  drawDone(state, turnView, turn);
+  await loadHistory(state);
+}
+
+function drawDone(state, turnView, turn) {
+  const { answer, coverage, footer } = turnView;
   const done = turn.done;
-  const inspect = h("button", { type: "button", class: "small", onclick: () => showContext(state, turn, true) }, "Inspect context");
-  const meta = h("p", { class: "meta" }, `${done.model_id} · ${fmt(done.context_tokens)} context tokens of a ${fmt(done.plan.context_budget)}-token budget `, inspect);
+  state.turns.push(turn);
+  const inspect = h("button", { type: "button", class: "small inspect", "aria-controls": "inspector", onclick: () => showContext(state, turn, true) }, "Show the context");
+  const budget = done.plan && done.plan.context_budget;
+  const meta = h("p", { class: "meta" }, `${done.model_id || "model"} · ${fmt(done.context_tokens)} context tokens${budget ? ` of a ${fmt(budget)}-token budget` : ""} `, inspect);
   if (done.coverage === "low" || notCovered(done)) {
     replace(coverage, coverageNotice(done.notice || (notCovered(done) ? "Nothing in it went into the context, so this answer does not come from your sources." : "")));
   }
   // A refused answer is the notice itself: it is said once, above, not again as the answer.
-  const refused = done.coverage === "low" && Boolean(done.notice) && done.answer.trim() === done.notice.trim();
+  const refused = done.refused || (done.coverage === "low" && Boolean(done.notice) && done.answer.trim() === done.notice.trim());
   if (refused) replace(answer);
   else replace(answer, renderSentences(done));
-  replace(footer, passageList(done), meta);
+  replace(footer, passageList(done), nearestList(done, turn.question), meta);
   answer.classList.remove("streaming");
   answer.setAttribute("aria-busy", "false");
   showContext(state, turn, false);
 }
 
-function showContext(state, turn, scroll) {
+function showContext(state, turn, open) {
   const model = state.model.configured ? state.model : null;
-  const maxBudget = turn.done.plan.context_budget || (model && model.context_window) || 16000;
-  const rebuild = async (budget) => {
+  const maxBudget = model ? model.context_window - model.answer_tokens : turn.done.plan.context_budget || 16000;
+  const rebuild = async (budget, note) => {
     await guarded(null, async () => {
       const payload = await api("/api/context", { method: "POST", json: { notebook_id: state.notebook.id, query: turn.question, max_tokens: budget } });
       if (!state.view.alive()) return;
-      renderInspector(state.aside, fromContext(payload, model), { rebuild, maxBudget, title: "Context, rebuilt" });
+      renderInspector(state.aside, fromContext(payload, model), { rebuild, maxBudget, note, title: "Context, rebuilt" });
       state.aside.appendChild(h("button", { type: "button", class: "link", id: "back-to-sent", onclick: () => showContext(state, turn, false) }, "Back to the context sent with the answer"));
     }, "Rebuilding the context");
   };
   renderInspector(state.aside, fromAnswer(turn.done), { rebuild, maxBudget, title: "Context of the answer" });
-  if (scroll) state.aside.scrollIntoView({ block: "start" });
+  const narrow = window.matchMedia(NARROW).matches;
+  if (open) {
+    // On a phone the panel is behind the button: the button shows or hides it.
+    const show = !narrow || state.aside.classList.contains("collapsed");
+    state.aside.classList.toggle("collapsed", !show);
+    for (const button of document.querySelectorAll("button.inspect")) button.setAttribute("aria-expanded", String(show));
+    if (show) state.aside.scrollIntoView({ block: "start" });
+  }
 }

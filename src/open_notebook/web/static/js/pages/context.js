@@ -20,13 +20,13 @@ export async function contextPage(view, key) {
   const inspector = h("section", { class: "panel inspector", id: "inspector", "aria-label": "Context inspector" });
   replace(view.main, h("section", { class: "panel" }, h("h1", {}, `Context of “${notebook.name}”`), h("p", { class: "muted" }, "What a question would send to the model: every candidate included or dropped, with its reason."), form), inspector);
   let budget = Math.min(FIRST_BUDGET, maxBudget);
-  const build = async (value) => {
+  const build = async (value, note = null) => {
     budget = value;
     const body = { notebook_id: notebook.id, max_tokens: budget, format: format.value };
     if (query.value.trim()) body.query = query.value.trim();
     const payload = await api("/api/context", { method: "POST", json: body });
     if (!view.alive()) return;
-    renderInspector(inspector, fromContext(payload, model.configured ? model : null), { rebuild: (next) => guarded(null, () => build(next), "Building the context"), maxBudget });
+    renderInspector(inspector, fromContext(payload, model.configured ? model : null), { rebuild: (next, clamped) => guarded(null, () => build(next, clamped), "Building the context"), maxBudget, note });
   };
   form.addEventListener("submit", (event) => {
     event.preventDefault();

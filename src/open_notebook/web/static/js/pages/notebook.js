@@ -2,6 +2,7 @@
 
 import { api, deleteRecord, upload } from "../api.js";
 import { fmt, h, markedSnippet, replace, when } from "../dom.js";
+import { plainText } from "../markdown.js";
 import { progressBar } from "../progress.js";
 import { openRecord } from "../reader.js";
 import { confirmDialog, guarded, showInfo } from "../ui.js";
@@ -197,23 +198,58 @@ function searchPanel(state) {
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     guarded(submit, async () => {
-      const { data } = await api("/api/search", { method: "POST", json: { query: query.value, notebook_id: state.notebook.id, mode: mode.value, limit: 10 } });
+      const asked = query.value;
+      const result = await api("/api/search", { method: "POST", json: { query: asked, notebook_id: state.notebook.id, mode: mode.value, limit: 10 } });
       if (!state.view.alive()) return;
-      replace(hits, data.length ? data.map(hitRow) : h("li", { class: "empty" }, "Nothing in this notebook matches."));
+      const rows = result.data.map((hit) => hitRow(hit, asked));
+      if (!result.data.length) replace(hits, h("li", { class: "empty no-match" }, "Nothing in this notebook matches."));
+      else if (result.match === "none") replace(hits, noMatch(asked, rows));
+      else replace(hits, rows);
     }, "Searching");
   });
   return h("section", { class: "panel", "aria-labelledby": "search-title" }, h("h2", { id: "search-title" }, "Search"), form, hits);
 }
 
-function hitRow(hit) {
-  const snippet = hit.highlights.length ? markedSnippet(hit.highlights[0]) : hit.text.slice(0, 240);
-  const where = hit.heading_path.length ? ` › ${hit.heading_path.join(" › ")}` : "";
+// The same judgment as a question's coverage: the best hits are only the nearest, not a match.
+function noMatch(asked, rows) {
+  const list = h("ol", { class: "hits nearest-hits" }, rows);
+  list.hidden = true;
+  const show = h("button", { type: "button", class: "link", onclick: () => { list.hidden = false; show.remove(); } }, "Show the nearest passages anyway");
+  return h("li", { class: "no-match", role: "status" }, h("p", {}, h("strong", {}, "No good match. "), `Nothing in this notebook is about “${asked}”.`), show, list);
+}
+
+// A hit's title: its document, then the sections under it (the document's own title, which
+// the path often repeats, once).
+function hitTitle(hit) {
+  const title = plainText(hit.parent_title);
+  const path = hit.heading_path.map(plainText).filter((part, index, all) => part && part !== title && part !== all[index - 1]);
+  return [title, ...path].join(" › ");
+}
+
+// Markdown's markers out, line breaks as spaces; spaces at the edges kept (a part may sit
+// between two marked matches).
+const cleanPart = (part) => part.replace(/(^|\n)[ \t]*#{1,6}[ \t]+/g, "$1").replace(/(^|\n)[ \t]*[-+][ \t]+/g, "$1").replace(/[*`]+/g, "").replace(/\s+/g, " ");
+
+function hitSnippet(hit) {
+  if (!hit.highlights.length) return plainText(hit.text).slice(0, 240);
+  // The API marks matches with <b>…</b>: clean the text between the markers, keep them.
+  // Heading lines go: the title above already names the hit's section.
+  const body = hit.highlights[0].replace(/(^|\n)[ \t]*#{1,6}[ \t]+[^\n]*(?=\n|$)/g, "$1");
+  const parts = body.split(/(<b>|<\/b>)/).map((part) => (part === "<b>" || part === "</b>" ? part : cleanPart(part)));
+  return markedSnippet(parts.join("").trim());
+}
+
+function hitRow(hit, asked) {
+  const scores = hit.scores;
+  const parts = [`rank ${hit.rank}`, `combined score ${scores.fused.toFixed(3)}`];
+  if (scores.vector !== null && scores.vector !== undefined) parts.push(`meaning ${scores.vector.toFixed(3)}`);
+  if (scores.bm25 !== null && scores.bm25 !== undefined) parts.push(`words ${scores.bm25.toFixed(3)}`);
   return h(
     "li",
     { class: "hit", dataset: { id: hit.id } },
-    h("button", { type: "button", class: "link hit-title", onclick: () => openRecord(hit.parent_id, { start: hit.char_start, end: hit.char_end }) }, hit.parent_title + where),
-    h("span", { class: "badge" }, hit.kind),
-    h("p", { class: "snippet" }, snippet),
-    h("span", { class: "meta" }, `rank ${hit.rank} · score ${hit.scores.fused.toFixed(3)}`),
+    h("button", { type: "button", class: "link hit-title", onclick: () => openRecord(hit.parent_id, { start: hit.char_start, end: hit.char_end }, "found by search", asked) }, hitTitle(hit)),
+    hit.kind !== "source" ? h("span", { class: "badge" }, hit.kind) : null,
+    h("p", { class: "snippet" }, hitSnippet(hit)),
+    h("details", { class: "hit-details" }, h("summary", {}, "details"), h("span", { class: "meta" }, parts.join(" · "))),
   );
 }
