@@ -6,8 +6,10 @@ answer from the configured default language model, on the demo corpus.
 A real ``open-notebook serve`` in a temporary data directory with the default settings (the
 default embedder and the default local language model: nothing is scripted), the ten demo
 documents uploaded through the API, then a real headless Chromium asks the question on the Ask
-page at each size and saves the page as it looks once the answer is attributed. The phone shot
-is of the whole page (its height is part of what it shows); the desktop shot is the viewport.
+page at 1280×900 and saves it once the answer is attributed; the phone then reopens that
+conversation from the page's history (the same answer, without a second run of the model). The
+phone shot is of the whole page (its height is part of what it shows); the desktop shot is the
+viewport.
 Re-run it whenever the default model changes: the pictures are whatever that model answers.
 """
 
@@ -34,7 +36,7 @@ from serve_support import free_port, wait_until_up  # noqa: E402
 CORPUS = ROOT / "src" / "open_notebook" / "demo_corpus"
 QUESTION = "Why does sourdough bread come out dense, and how does temperature affect fermentation?"
 SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
-ANSWER_TIMEOUT_MS = 600_000  # a local model on a shared CPU
+ANSWER_TIMEOUT_MS = 1_800_000  # a local model on a shared CPU (the first answer loads it)
 
 
 def _say(text: str, when: bool = True) -> None:
@@ -55,19 +57,26 @@ def _upload(base: str) -> str:
         return str(notebook["id"]).split(":", 1)[1]
 
 
-def _shoot(browser: Browser, base: str, key: str, size: str, question: str) -> Path:
+def _shoot(browser: Browser, base: str, key: str, size: str, question: str | None) -> Path:
+    """Ask ``question`` at this size, or (``None``) reopen the conversation asked before: the
+    same answer, drawn as after one question, without a second run of the model."""
     viewport = SIZES[size]
     page = browser.new_page(viewport=viewport)  # type: ignore[arg-type]
     page.set_default_timeout(ANSWER_TIMEOUT_MS)
     page.on("pageerror", lambda error: _say(f"page error: {error}"))
     page.on("console", lambda message: _say(f"console: {message.text}", message.type == "error"))
     page.goto(f"{base}/#/nb/{key}/ask")
-    page.fill("#question", question)
-    page.click("#ask-button")
+    if question is None:
+        page.click("#history summary")
+        page.click("#history button.session-open")
+    else:
+        page.fill("#question", question)
+        page.click("#ask-button")
     expect(page.locator("#conversation .answer").last).to_have_attribute(
         "aria-busy", "false", timeout=ANSWER_TIMEOUT_MS
     )
     page.wait_for_timeout(300)  # the context panel's layout settles
+    page.evaluate("() => window.scrollTo(0, 0)")
     path = ROOT / "docs" / f"ask-{size}.png"
     page.screenshot(path=str(path), full_page=size == "phone")
     height = page.evaluate("() => document.documentElement.scrollHeight")
@@ -98,8 +107,8 @@ def main() -> None:
             _say(f"model: {model.get('model_id')} ({model.get('context_window')} tokens)")
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                for size in SIZES:
-                    _shoot(browser, base, key, size, args.question)
+                _shoot(browser, base, key, "desktop", args.question)
+                _shoot(browser, base, key, "phone", None)
                 browser.close()
         finally:
             server.send_signal(signal.SIGINT)

@@ -115,9 +115,12 @@ async def test_every_tool_over_http_with_the_token(running: Running, tmp_path: P
         assert 0 < context["tokens"] <= 200
 
         running.chat.answer = f"Proof it longer [{proofing['id']}]."
+        # A question the notebook covers: an uncovered one is refused without asking the model.
+        question = "Is dough proofed when it springs back slowly when pressed with a finger?"
         answer = structured(
-            await client.call_tool("ask", {"notebook": "Bread", "question": "Why?"})
+            await client.call_tool("ask", {"notebook": "Bread", "question": question})
         )
+        assert answer["coverage"] == "ok" and answer["refused"] is False
         assert [(one["id"], one["status"]) for one in answer["citations"]] == [
             (proofing["id"], "valid")
         ]

@@ -10,6 +10,7 @@ highlighted. No console error may appear.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,7 +82,7 @@ def _build_with_question(page: Page) -> dict[str, Any]:
         page.press("#budget-input", "Enter")
     assert info.value.ok
     payload: dict[str, Any] = info.value.json()
-    expect(page.locator("#inspector #budget-bar")).to_contain_text(f"/ {BUDGET} tokens")
+    expect(page.locator("#inspector #budget-bar")).to_contain_text(f"of {BUDGET} tokens used")
     return payload
 
 
@@ -91,14 +92,21 @@ def _expect_highlighted(w: Watched, served: Served, entry: dict[str, Any], name:
     reader = page.locator("#reader")
     expect(reader).to_be_visible()
     expect(page.locator("#reader-meta")).to_contain_text(entry["handle"])
-    marks = reader.locator("#reader-body mark")
-    expect(marks).to_have_count(1)
+    # The span, rendered as text: one mark per block it crosses, Markdown markers dropped.
+    marks = reader.locator("#reader-body mark.cited")
+    expect(marks.first).to_be_visible()
     text = _source_text(served, entry["id"])
-    assert marks.first.text_content() == text[entry["char_start"] : entry["char_end"]]
+    shown = " ".join(marks.all_text_contents())
+    assert _words(shown) == _words(text[entry["char_start"] : entry["char_end"]])
     expect(marks.first).to_be_in_viewport()
     w.shot(name)
     page.click("#reader-close")
     expect(reader).to_be_hidden()
+
+
+def _words(text: str) -> list[str]:
+    """Text as the reader shows it: heading markers dropped, whitespace collapsed."""
+    return re.sub(r"(?m)^#{1,6}[ \t]+", "", text).split()
 
 
 def _row(inspector: Locator, status: str, handle: str) -> Locator:
@@ -117,7 +125,7 @@ def test_inspector_lists_passages_and_opens_their_spans(
     inspector = page.locator("#inspector")
 
     # Without a question: records, as before (no handles, no selection line).
-    expect(inspector.locator("#budget-bar")).to_contain_text("/ 2,000 tokens")
+    expect(inspector.locator("#budget-bar")).to_contain_text("of 2,000 tokens used")
     expect(inspector.locator("tr.included")).to_have_count(2)
     expect(inspector.locator("tr[data-handle]")).to_have_count(0)
     expect(inspector.locator("#context-stopped")).to_have_count(0)
@@ -139,10 +147,13 @@ def test_inspector_lists_passages_and_opens_their_spans(
     ]
     for entry in included:
         row = _row(inspector, "included", entry["handle"])
-        expect(row.locator("code.handle")).to_have_text(entry["handle"])
+        # The handle in words (its full form in the tooltip).
+        handle = row.locator(".handle")
+        expect(handle).to_have_text(f"passage {entry['handle'].split('#')[-1]}")
+        assert (handle.get_attribute("title") or "").startswith(entry["handle"])
         expect(row.locator("td.item button")).to_have_text(entry["title"])
         expect(row.locator('td[data-label="type"]')).to_have_text(entry["type"])
-        relevance = f"{entry['scores']['relevance']:.2f}"
+        relevance = f"{round(entry['scores']['relevance'] * 100)} %"
         expect(row.locator('td[data-label="relevance"]')).to_have_text(relevance)
         expect(row.locator('td[data-label="tokens"]')).to_have_text(str(entry["tokens"]["used"]))
     assert sum(entry["tokens"]["used"] for entry in included) <= payload["total_tokens"]
@@ -170,7 +181,7 @@ def test_inspector_lists_passages_and_opens_their_spans(
     # What ended the selection, beside the budget bar.
     stopped = inspector.locator("#context-stopped")
     expect(stopped).to_have_attribute("data-stopped", "budget")
-    expect(stopped).to_contain_text("stopped: budget")
+    expect(stopped).to_contain_text("Stopped because the budget is full")
     expect(stopped).to_contain_text(f"{len(included)} passage")
     _fits(page, viewport)
     w.shot("passages")

@@ -233,9 +233,12 @@ const cleanPart = (part) => part.replace(/(^|\n)[ \t]*#{1,6}[ \t]+/g, "$1").repl
 function hitSnippet(hit) {
   if (!hit.highlights.length) return plainText(hit.text).slice(0, 240);
   // The API marks matches with <b>…</b>: clean the text between the markers, keep them.
-  // Heading lines go: the title above already names the hit's section.
-  const body = hit.highlights[0].replace(/(^|\n)[ \t]*#{1,6}[ \t]+[^\n]*(?=\n|$)/g, "$1");
-  const parts = body.split(/(<b>|<\/b>)/).map((part) => (part === "<b>" || part === "</b>" ? part : cleanPart(part)));
+  const parts = hit.highlights[0].split(/(<b>|<\/b>)/).map((part) => (part === "<b>" || part === "</b>" ? part : cleanPart(part)));
+  // A snippet opening with its section's heading: the title above already names it.
+  const heading = plainText(hit.heading_path[hit.heading_path.length - 1] || hit.parent_title);
+  if (heading && parts[0].trimStart().startsWith(heading) && parts[0].trim().length > heading.length) {
+    parts[0] = parts[0].trimStart().slice(heading.length);
+  }
   return markedSnippet(parts.join("").trim());
 }
 
