@@ -130,7 +130,10 @@ class ChatSessions:
                     "sentences": list(meta.get("sentences") or []),
                     "passages": list(meta.get("passages") or asked.meta.get("passages") or []),
                     "coverage": coverage.get("coverage", "ok"),
-                    "nearest": list(coverage.get("nearest") or []),
+                    # Offered only for a question the notebook does not cover, as live.
+                    "nearest": list(coverage.get("nearest") or [])
+                    if coverage.get("coverage") == "low"
+                    else [],
                     "refused": bool(meta.get("refused")),
                     "notice": meta.get("notice"),
                     "model_id": str(meta.get("model_id") or ""),
