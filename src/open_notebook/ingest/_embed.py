@@ -7,33 +7,62 @@ from bisect import bisect_left
 from collections.abc import Sequence
 
 from open_notebook.config import Settings
-from open_notebook.embeddings import Embedder, PieceEmbedder, Vectors, empty_vectors
-from open_notebook.ingest._chunking import ChunkSpan, chunk_text
+from open_notebook.embeddings import (
+    Embedder,
+    PieceEmbedder,
+    Vectors,
+    empty_vectors,
+    readable_scripts,
+    readable_share,
+    script_letters,
+)
+from open_notebook.ingest._chunking import ChunkSpan, EmbedderLimit, chunk_text
 from open_notebook.ingest._languages import with_languages
 from open_notebook.store import ChunkRow
 from open_notebook.text import LanguageDetector
+from open_notebook.tokens import BpeTokenCounter, TokenCounter
+
+# A text is in the embedder's scripts when most of its letters are: a Russian sentence quoting
+# one English name is Russian.
+_READABLE = 0.5
 
 
 class ChunkEmbedder:
-    """Chunks sized for one embedder (``settings.chunk_tokens``, never above what it reads)."""
+    """Chunks of ``settings.chunk_tokens`` context tokens, never more of the embedder's pieces
+    than it reads where it reads the script (see ``_chunking.py``)."""
 
-    def __init__(self, embedder: Embedder, settings: Settings) -> None:
+    def __init__(
+        self, embedder: Embedder, settings: Settings, counter: TokenCounter | None = None
+    ) -> None:
         self.embedder = embedder
-        self.max_tokens = min(settings.chunk_tokens, embedder.max_tokens)
+        self.counter = counter if counter is not None else BpeTokenCounter(settings.tokenizer)
+        self.target = settings.chunk_tokens
         # Overlap must leave room for new text in every chunk.
-        self.overlap = min(settings.chunk_overlap, self.max_tokens // 4)
+        self.overlap = min(settings.chunk_overlap, self.target // 4)
         self.languages = LanguageDetector()
+        self._scripts = readable_scripts(embedder)
+
+    def reads(self, text: str) -> bool:
+        """Whether most of ``text``'s letters are in scripts the embedder reads."""
+        return readable_share(script_letters(text), self._scripts) >= _READABLE
+
+    def fits(self, text: str) -> bool:
+        """Whether the embedder reads all of ``text`` that it can read: the cap of a chunk."""
+        return not self.reads(text) or self.embedder.count_tokens(text) <= self.embedder.max_tokens
 
     def spans(
         self, text: str, fmt: str, piece_starts: Sequence[int] | None = None
     ) -> list[ChunkSpan]:
+        limit = EmbedderLimit(
+            self.embedder.count_tokens, self.embedder.max_tokens, self.reads, piece_starts
+        )
         return chunk_text(
             text,
-            count_tokens=self.embedder.count_tokens,
-            max_tokens=self.max_tokens,
+            count_tokens=self.counter.count,
+            max_tokens=self.target,
             overlap=self.overlap,
             fmt=fmt,
-            piece_starts=piece_starts,
+            limit=limit,
         )
 
     def rows(self, text: str, fmt: str) -> list[ChunkRow]:
@@ -113,8 +142,9 @@ def span_pieces(
     """The pieces of ``text`` inside ``span``, if they are the pieces of the span's own text.
 
     They are when both ends fall between words (whitespace or punctuation, where a word-piece
-    tokenizer splits), no piece crosses an end, and their number is the span's count less the
-    ``overhead`` of special tokens; otherwise None, and the span's text is tokenized by itself.
+    tokenizer splits), no piece crosses an end, and their number is the span's embedder count
+    less the ``overhead`` of special tokens; otherwise None, and the span's text is tokenized by
+    itself.
     """
     first, last = span.char_start, span.char_end
     if not (_splits(text, first) and _splits(text, last)):
@@ -122,7 +152,7 @@ def span_pieces(
     low, high = bisect_left(starts, first), bisect_left(starts, last)
     if (low > 0 and offsets[low - 1][1] > first) or (high > 0 and offsets[high - 1][1] > last):
         return None
-    if high - low != span.token_count - overhead:
+    if high - low != span.embed_tokens - overhead:
         return None
     return ids[low:high]
 

@@ -50,10 +50,12 @@ class Ingestor:
         self.settings = settings
         # Counts sources and cuts insight prompts: the owner's counter, or one loaded here.
         self.counter = counter if counter is not None else BpeTokenCounter(settings.tokenizer)
-        self._chunks = ChunkEmbedder(embedder, settings)
-        # Sheets are cut into row blocks that fit this embedder's chunks.
+        self._chunks = ChunkEmbedder(embedder, settings, self.counter)
+        # Sheets are cut into row blocks that fit one chunk as this embedder reads it.
         self.extract_options = ExtractOptions.from_settings(
-            settings, count_tokens=embedder.count_tokens, block_tokens=self._chunks.max_tokens
+            settings,
+            count_tokens=embedder.count_tokens,
+            block_tokens=min(settings.chunk_tokens, embedder.max_tokens),
         )
 
     async def add_text(

