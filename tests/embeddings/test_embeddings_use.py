@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from open_notebook.config import EmbeddingProvider, Settings
-from open_notebook.embeddings import Script, create_embedder
+from open_notebook.embeddings import OnnxMiniLMEmbedder, Script, create_embedder
+from open_notebook.embeddings._routed import ScriptRoutedEmbedder
 from open_notebook.embeddings._use import USE_DIM, UseEmbedder
 from open_notebook.errors import ModelError
 
@@ -99,3 +100,31 @@ def test_a_missing_tokenizer_file_is_refused_with_its_path(tmp_path: Path) -> No
     embedder = UseEmbedder(resources_dir=tmp_path)
     with pytest.raises(ModelError, match="USE SentencePiece model not found at"):
         embedder.count_tokens("text")
+
+
+@pytest.fixture(scope="module")
+def routed(use: UseEmbedder) -> ScriptRoutedEmbedder:
+    # The package's MiniLM build: routing is under test here, the int8 build in test_ingest_int8.
+    return ScriptRoutedEmbedder(OnnxMiniLMEmbedder(), use)
+
+
+def test_routed_latin_text_is_exactly_the_minilm_vector(routed: ScriptRoutedEmbedder) -> None:
+    texts = ["The Normans gave their name to Normandy.", "El río Amazonas es largo."]
+    vectors = routed.embed_documents(texts)
+    assert vectors.shape == (2, 384 + USE_DIM) == (2, routed.dim)
+    assert vectors[:, :384].tobytes() == routed.first.embed_documents(texts).tobytes()
+    assert not vectors[:, 384:].any()
+    assert routed.count_tokens(texts[0]) == routed.first.count_tokens(texts[0])
+
+
+def test_routed_cyrillic_and_chinese_go_to_use(routed: ScriptRoutedEmbedder) -> None:
+    texts = [PASSAGES[3], PASSAGES[4], PASSAGES[0]]
+    vectors = routed.embed_documents(texts)
+    assert not vectors[:2, :384].any()
+    assert vectors[:2, 384:].tobytes() == routed.second.embed_documents(texts[:2]).tobytes()
+    assert routed.count_tokens(PASSAGES[4]) == routed.second.count_tokens(PASSAGES[4])
+    # A Russian question meets the Russian passage in USE's space, not the Spanish one.
+    scores = vectors @ routed.embed_query("Какой город является столицей России?")
+    assert int(np.argmax(scores)) == 1 and scores[2] == 0.0
+    assert Script.CYRILLIC in routed.scripts and Script.LATIN in routed.scripts
+    assert Script.INDIC not in routed.scripts

@@ -49,6 +49,8 @@ async def check_embedder(settings: Settings) -> str:
         detail += "; model and tokenizer.json sha256 verified"
     if settings.embedding_provider is EmbeddingProvider.USE_MULTILINGUAL:
         detail += "; SentencePiece model and weights sha256 verified"
+    if settings.embedding_provider is EmbeddingProvider.MINILM_USE:
+        detail += "; MiniLM for Latin script, USE for Cyrillic, Arabic, CJK, Thai; sha256 verified"
     return detail
 
 

