@@ -8,10 +8,13 @@ sentences in any script. The embedder's word pieces are not such a unit: the Eng
 splits Cyrillic, Arabic and Devanagari into single letters (1.2-1.9 characters a piece), so a
 chunk sized in them holds one Russian sentence where it holds five English ones.
 
-What the embedder reads is the hard cap (``limit``): a chunk whose text is in a script the
-embedder reads never has more of its pieces than it reads, so its vector stands for all of it.
-Text in a script the embedder does not read gets no meaningful vector at any size, so the cap
-does not bind there and the chunk follows the context target alone.
+The embedder's pieces are the second cap (``limit``), on text in a script the embedder reads:
+there the chunk is also within the embedder's input size (never above what it reads, so its vector
+stands for all of it). Text in a script the embedder does not read gets no meaningful vector at
+any size, so the cap does not bind there and the chunk follows the context target alone. With the
+default MiniLM and the same number (200) in both units, Latin-script chunks are what they were
+(its pieces fill first: 3.2-4.9 characters a piece against 4.4-4.9 a context token), and
+Cyrillic, Arabic, Indic and CJK chunks hold 200 context tokens instead of 50-100.
 
 Each sentence is counted once and a chunk's count is the sum of its sentences' counts (exact for
 word-piece tokenizers, which split at whitespace, punctuation and CJK characters; a BPE count of

@@ -28,8 +28,8 @@ _READABLE = 0.5
 
 
 class ChunkEmbedder:
-    """Chunks of ``settings.chunk_tokens`` context tokens, never more of the embedder's pieces
-    than it reads where it reads the script (see ``_chunking.py``)."""
+    """Chunks of at most ``settings.chunk_tokens`` context tokens and, in a script the embedder
+    reads, at most as many of its pieces (see ``_chunking.py``)."""
 
     def __init__(
         self, embedder: Embedder, settings: Settings, counter: TokenCounter | None = None
@@ -37,6 +37,9 @@ class ChunkEmbedder:
         self.embedder = embedder
         self.counter = counter if counter is not None else BpeTokenCounter(settings.tokenizer)
         self.target = settings.chunk_tokens
+        # The same number bounds what the embedder reads of a chunk in its script (a shorter input
+        # gives a sharper vector; MiniLM was trained on 128 pieces), never above what it reads.
+        self.embedder_tokens = min(settings.chunk_tokens, embedder.max_tokens)
         # Overlap must leave room for new text in every chunk.
         self.overlap = min(settings.chunk_overlap, self.target // 4)
         self.languages = LanguageDetector()
@@ -47,14 +50,14 @@ class ChunkEmbedder:
         return readable_share(script_letters(text), self._scripts) >= _READABLE
 
     def fits(self, text: str) -> bool:
-        """Whether the embedder reads all of ``text`` that it can read: the cap of a chunk."""
-        return not self.reads(text) or self.embedder.count_tokens(text) <= self.embedder.max_tokens
+        """Whether ``text`` is within the cap of a chunk in the embedder's pieces."""
+        return not self.reads(text) or self.embedder.count_tokens(text) <= self.embedder_tokens
 
     def spans(
         self, text: str, fmt: str, piece_starts: Sequence[int] | None = None
     ) -> list[ChunkSpan]:
         limit = EmbedderLimit(
-            self.embedder.count_tokens, self.embedder.max_tokens, self.reads, piece_starts
+            self.embedder.count_tokens, self.embedder_tokens, self.reads, piece_starts
         )
         return chunk_text(
             text,
