@@ -1,9 +1,17 @@
-"""Grounded answers with the offline model on squad-long: citations, attribution precision,
-unsupported-sentence detection, first-token latency, and context tokens saved by a session.
+"""Grounded answers with the local models, side by side on the same questions of squad-long and
+a non-English set (squad-es by default): what the answers are worth (bench/_answer_metrics.py:
+gold answer in the answer and in its sentences, words, SQuAD token F1, supported sentences,
+answers with a supporting citation), first-token and whole-answer time, RSS, and decode
+tokens/s idle and with one core kept busy by a spinning process, with 1 and 2 llama.cpp threads.
+Also: citations and attribution precision, unsupported-sentence detection, and context tokens
+saved by a session, with the default local model.
 
-The five squad-long articles go into one notebook (real ingest, real int8 MiniLM, embedded
-SurrealDB in memory); questions are asked through the product's own chat path
-(:func:`open_notebook.chat.ask_notebook`) with the local Gemma 3 270M.
+Each set's articles go into one notebook (real ingest, real int8 MiniLM, embedded SurrealDB in
+memory); questions are asked through the product's own chat path
+(:func:`open_notebook.chat.ask_notebook`), every model in turn on each question (interleaved, so
+the load of a shared machine falls on all alike). Decoding is greedy for the writing models and
+grammar-held for the quoting one: the quality numbers are exact; times are not (noisy on a
+shared CPU: the load average is printed).
 
 * **answers with ≥ 1 citation**: share of answers with at least one sentence citing a passage
   of the context that holds it (the attribution's check: support at the bar), whether the model
@@ -26,36 +34,39 @@ SurrealDB in memory); questions are asked through the product's own chat path
   the model counts it) and the ratio; every request's tokens plus the answer reserve stay
   within the window.
 
-    python -m bench.answers [--questions 40] [--support-questions 60] [--budget 600]
+    python -m bench.answers [--models qwen2.5-0.5b,qwen2.5-1.5b,gemma-quote]
+        [--sets squad-long,squad-es] [--questions 60] [--support-questions 60] [--budget 600]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import random
-import statistics
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from bench._answer_metrics import ModelTally, decode_speed, has_answer, rss_mb
 from bench._summary import record
 from open_notebook.chat import DoneEvent, TokenEvent, ask_notebook
-from open_notebook.config import Settings
+from open_notebook.config import LocalModelName, Settings
 from open_notebook.context import ContextRequest, build_context
 from open_notebook.embeddings import Embedder, create_embedder
 from open_notebook.eval import Dataset, load_dataset
 from open_notebook.ingest import Extracted, Ingestor, SourceFormat
 from open_notebook.llm import (
     CitationIndex,
-    CitedBy,
-    LocalGemmaModel,
+    LocalModel,
     NumberedPassage,
     SupportScorer,
     SupportStatus,
     attribute,
+    model_spec,
     number_passages,
 )
 from open_notebook.search import SearchMode, SearchService
@@ -63,7 +74,8 @@ from open_notebook.segment import sentences
 from open_notebook.store import Store, open_store
 from open_notebook.tokens import BpeTokenCounter
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "squad-long"
+DATA_ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = DATA_ROOT / "squad-long"
 NAME = "answers"
 SEED = 7
 
@@ -131,11 +143,6 @@ def holds_evidence(passage: NumberedPassage, spans: Sequence[tuple[str, int, int
     return False
 
 
-def has_answer(text: str, answers: Sequence[str]) -> bool:
-    folded = text.casefold()
-    return any(answer.casefold() in folded for answer in answers if answer.strip())
-
-
 def spread(ids: Sequence[str], count: int, offset: int = 0) -> list[str]:
     """``count`` ids spread evenly over ``ids`` (every article gets its share)."""
     if count >= len(ids):
@@ -144,27 +151,10 @@ def spread(ids: Sequence[str], count: int, offset: int = 0) -> list[str]:
     return [ids[int(offset + index * step) % len(ids)] for index in range(count)]
 
 
-@dataclass(slots=True)
-class AnswerTally:
-    asked: int = 0
-    cited: int = 0
-    model_cited: int = 0
-    attributed_answer_sentences: int = 0
-    precise: int = 0
-    answer_sentences: int = 0
-    model_marks: int = 0
-    model_marks_precise: int = 0
-    rejected_marks: int = 0  # marks the model wrote that name no passage holding the sentence
-    answered: int = 0  # answers holding a gold answer string
-    coverage_low: int = 0
-    first_token_s: list[float] = field(default_factory=list)
-    total_s: list[float] = field(default_factory=list)
-
-
 async def ask_once(
     store: Store,
     embedder: Embedder,
-    llm: LocalGemmaModel,
+    llm: LocalModel,
     settings: Settings,
     notebook_id: str,
     question: str,
@@ -190,68 +180,6 @@ async def ask_once(
             done = event
     assert done is not None
     return done, first, time.perf_counter() - started
-
-
-async def answers(
-    store: Store,
-    embedder: Embedder,
-    llm: LocalGemmaModel,
-    settings: Settings,
-    corpus: Corpus,
-    query_ids: Sequence[str],
-    budget: int,
-) -> AnswerTally:
-    tally = AnswerTally()
-    for number, query_id in enumerate(query_ids, start=1):
-        question = corpus.dataset.queries[query_id]
-        done, first, total = await ask_once(
-            store, embedder, llm, settings, corpus.notebook_id, question, budget
-        )
-        tally.asked += 1
-        tally.total_s.append(total)
-        if first is not None:
-            tally.first_token_s.append(first)
-        tally.coverage_low += done.coverage == "low"
-        # A citation counts when its passage holds the sentence (the attribution's check): a
-        # model's mark on a passage that does not is not one.
-        trusted = [
-            citation
-            for sentence in done.sentences
-            for citation in sentence.citations
-            if citation.supports
-        ]
-        tally.cited += bool(trusted)
-        tally.model_cited += any(one.by is CitedBy.MODEL for one in trusted)
-        tally.rejected_marks += sum(
-            1
-            for sentence in done.sentences
-            for one in sentence.citations
-            if one.by is CitedBy.MODEL and not one.supports
-        )
-        spans = evidence_spans(corpus, query_id)
-        gold = corpus.dataset.answers.get(query_id, ())
-        tally.answered += has_answer(done.answer, gold)
-        for sentence in done.sentences:
-            if not has_answer(sentence.text, gold):
-                continue
-            tally.answer_sentences += 1
-            cited = [one for one in sentence.citations if one.supports]
-            for one in cited:
-                if one.by is CitedBy.MODEL and one.passage is not None:
-                    tally.model_marks += 1
-                    tally.model_marks_precise += holds_evidence(one.passage, spans)
-            if not cited:
-                continue
-            best = max(cited, key=lambda one: one.score or 0.0)
-            assert best.passage is not None
-            tally.attributed_answer_sentences += 1
-            tally.precise += holds_evidence(best.passage, spans)
-        print(
-            f"  [{number}/{len(query_ids)}] first token {first or 0:.2f}s, {total:.1f}s, "
-            f"{len(done.sentences)} sentences, coverage {done.coverage}: {done.answer[:90]!r}",
-            flush=True,
-        )
-    return tally
 
 
 @dataclass(slots=True)
@@ -355,7 +283,7 @@ def detection(
 async def session_vs_independent(
     store: Store,
     embedder: Embedder,
-    llm: LocalGemmaModel,
+    llm: LocalModel,
     settings: Settings,
     corpus: Corpus,
     turns: int,
@@ -396,12 +324,204 @@ async def session_vs_independent(
     return session, independent
 
 
-def _pct(part: int, whole: int) -> str:
-    return f"{part}/{whole} = {100 * part / whole:.1f} %" if whole else "n/a"
+async def compare(
+    store: Store,
+    embedder: Embedder,
+    models: dict[str, LocalModel],
+    settings: Settings,
+    corpus: Corpus,
+    query_ids: Sequence[str],
+    budget: int,
+    log: list[dict[str, object]],
+    out: Path | None = None,
+) -> dict[str, ModelTally]:
+    """Every model on every question, interleaved question by question; each answer is also
+    appended to ``out`` (JSON lines) as it comes, so a stopped run keeps what it measured."""
+    tallies = {name: ModelTally() for name in models}
+    for number, query_id in enumerate(query_ids, start=1):
+        question = corpus.dataset.queries[query_id]
+        golds = corpus.dataset.answers.get(query_id, ())
+        for name, llm in models.items():
+            done, first, total = await ask_once(
+                store, embedder, llm, settings, corpus.notebook_id, question, budget
+            )
+            tallies[name].add(done, golds, first, total)
+            log.append(
+                {
+                    "query": query_id,
+                    "model": name,
+                    "question": question,
+                    "gold": list(golds),
+                    "answer": done.answer,
+                    "statuses": [one.status.value for one in done.sentences],
+                    "sentences": len(done.sentences),
+                    "gold_sentences": sum(has_answer(one.text, golds) for one in done.sentences),
+                    "supported": sum(
+                        one.status is SupportStatus.SUPPORTED for one in done.sentences
+                    ),
+                    "cited": any(c.supports for one in done.sentences for c in one.citations),
+                    "gold_in_answer": has_answer(done.answer, golds),
+                    "words": tallies[name].words[-1],
+                    "f1": tallies[name].f1[-1],
+                    "coverage": done.coverage,
+                    "first_token_s": first,
+                    "total_s": total,
+                    "set": corpus.dataset.name,
+                }
+            )
+            if out is not None:
+                with out.open("a", encoding="utf-8") as file:
+                    file.write(json.dumps(log[-1], ensure_ascii=False) + "\n")
+            print(
+                f"  [{number}/{len(query_ids)}] {name}: {total:.1f}s, F1 "
+                f"{tallies[name].f1[-1]:.2f}: {done.answer[:100]!r}",
+                flush=True,
+            )
+    return tallies
+
+
+def print_table(title: str, tallies: dict[str, ModelTally], rss: dict[str, float]) -> None:
+    rows = {name: tally.row() for name, tally in tallies.items()}
+    names = list(rows)
+    print(f"\n{title}")
+    print("| measure | " + " | ".join(names) + " |")
+    print("| --- |" + " --- |" * len(names))
+    for measure in next(iter(rows.values())):
+        cells = [rows[name][measure] for name in names]
+        shown = [f"{one:.3f}" if isinstance(one, float) else str(one) for one in cells]
+        print(f"| {measure} | " + " | ".join(shown) + " |")
+    print("| RSS after load MB | " + " | ".join(f"{rss[name]:.0f}" for name in names) + " |")
+
+
+async def speeds(
+    models: dict[str, LocalModel], models_dir: Path, window: int, tokens: int
+) -> dict[str, dict[str, float]]:
+    """Decode tokens/s, idle and with one core busy, with 1 and 2 llama.cpp threads."""
+    found: dict[str, dict[str, float]] = {}
+    for name, one in models.items():
+        found[name] = {}
+        for threads in (1, 2):
+            model = one
+            if threads != one.threads:
+                model = LocalModel(one.spec, models_dir, context_window=window, threads=threads)
+                await asyncio.to_thread(model.warm_up)
+            for busy in (False, True):
+                rate = await decode_speed(model, tokens, busy=busy)
+                found[name][f"{threads} thread(s) {'busy' if busy else 'idle'}"] = rate
+                print(
+                    f"  {name}: {threads} thread(s), {'one core busy' if busy else 'idle'}: "
+                    f"decode {rate:.1f} tokens/s (load {os.getloadavg()[0]:.1f})",
+                    flush=True,
+                )
+            if model is not one:
+                model.close()
+    return found
+
+
+async def load_models(
+    names: Sequence[str], models_dir: Path, window: int, threads: int
+) -> tuple[dict[str, LocalModel], dict[str, float]]:
+    models: dict[str, LocalModel] = {}
+    rss: dict[str, float] = {}
+    for name in names:
+        before = rss_mb()
+        started = time.perf_counter()
+        model = LocalModel(
+            model_spec(LocalModelName(name)),
+            models_dir,
+            context_window=window,
+            threads=threads,
+            seed=SEED,
+        )
+        await asyncio.to_thread(model.warm_up)
+        # The weights are mapped, and count once a generation has touched them.
+        await decode_speed(model, 8, busy=False)
+        rss[name] = rss_mb() - before
+        models[name] = model
+        print(f"{name}: loaded in {time.perf_counter() - started:.1f}s, +{rss[name]:.0f} MB RSS")
+    return models, rss
+
+
+async def one_set(
+    args: argparse.Namespace,
+    settings: Settings,
+    embedder: Embedder,
+    models: dict[str, LocalModel],
+    rss: dict[str, float],
+    data: str,
+    log: list[dict[str, object]],
+) -> dict[str, ModelTally]:
+    store = await open_store(settings)
+    try:
+        started = time.perf_counter()
+        corpus = await ingest(store, embedder, settings, DATA_ROOT / data)
+        print(
+            f"\n{data}: {len(corpus.text_of)} articles, {await store.chunks.count()} chunks, "
+            f"ingest {time.perf_counter() - started:.1f}s; load {os.getloadavg()}"
+        )
+        ids = sorted(q for q in corpus.dataset.queries if q in corpus.dataset.evidence)
+        asked = spread(ids, args.questions)
+        # --part K/N: this process asks every N-th of those questions, from the K-th (1-based);
+        # parallel parts together ask them all.
+        part, parts = (int(one) for one in args.part.split("/"))
+        asked = asked[part - 1 :: parts]
+        tallies = await compare(store, embedder, models, settings, corpus, asked, args.budget, log)
+        print_table(f"{data}: {len(asked)} questions, budget {args.budget}", tallies, rss)
+        for name, tally in tallies.items():
+            for measure, value in tally.row().items():
+                record(NAME, f"{data} {name} {measure}", ours=round(value, 3))
+        if data == "squad-long" and args.support_questions:
+            await support_and_session(args, settings, store, embedder, models, corpus, ids)
+        return tallies
+    finally:
+        await store.close()
+
+
+async def support_and_session(
+    args: argparse.Namespace,
+    settings: Settings,
+    store: Store,
+    embedder: Embedder,
+    models: dict[str, LocalModel],
+    corpus: Corpus,
+    ids: Sequence[str],
+) -> None:
+    scorer = SupportScorer(embedder)
+    support_ids = spread(ids, args.support_questions, offset=1)
+    cases = await support_set(store, embedder, settings, corpus, support_ids, args.budget)
+    base = frozenset({"copied", "partial", "restated", "other-article"})
+    found = detection(cases, scorer, base)
+    items = sum(1 for _, group in cases for one in group if one.kind in base)
+    print(
+        f"unsupported detection: {len(cases)} contexts, {items} sentences; "
+        + ", ".join(f"{key} {value:.3f}" for key, value in found.items())
+    )
+    record(NAME, f"unsupported F1 ({items} sentences)", ours=round(found["f1"], 3))
+    if not args.turns:
+        return
+    llm = next(iter(models.values()))
+    session, independent = await session_vs_independent(
+        store, embedder, llm, settings, corpus, args.turns, args.budget
+    )
+    sent = sum(one.context_tokens for one in session)
+    alone = sum(one.context_tokens for one in independent)
+    print(
+        f"{args.turns}-turn session ({llm.model_id}): context tokens {sent} vs {alone} for "
+        f"independent asks (ratio {sent / max(alone, 1):.2f})"
+    )
+    record(
+        NAME,
+        f"{args.turns}-turn session context tokens (ratio to independent asks)",
+        ours=sent,
+        reference=alone,
+        ratio=round(alone / max(sent, 1), 2),
+    )
 
 
 async def main(args: argparse.Namespace) -> None:
+    print(f"load average at start {os.getloadavg()}")
     with tempfile.TemporaryDirectory() as tmp:
+        models_dir = Path(args.models_dir or Path(tmp) / "models")
         settings = Settings(
             data_dir=Path(tmp),
             database_url="mem://",
@@ -410,112 +530,41 @@ async def main(args: argparse.Namespace) -> None:
         )
         embedder = create_embedder(settings)
         await asyncio.to_thread(embedder.warm_up)
-        store = await open_store(settings)
+        names = args.models.split(",")
+        models, rss = await load_models(names, models_dir, args.window, args.threads)
+        if args.speed_tokens:
+            found = await speeds(models, models_dir, args.window, args.speed_tokens)
+            for name, rates in found.items():
+                for measure, rate in rates.items():
+                    record(NAME, f"{name} decode tokens/s, {measure}", ours=round(rate, 1))
+        log: list[dict[str, object]] = []
+        results: dict[str, dict[str, dict[str, float]]] = {}
         try:
-            started = time.perf_counter()
-            corpus = await ingest(store, embedder, settings, Path(args.data))
-            print(
-                f"ingest: {len(corpus.text_of)} articles, {await store.chunks.count()} chunks, "
-                f"{time.perf_counter() - started:.1f}s"
-            )
-            ids = sorted(q for q in corpus.dataset.queries if q in corpus.dataset.evidence)
-            scorer = SupportScorer(embedder)
-
-            support_ids = spread(ids, args.support_questions, offset=1)
-            cases = await support_set(store, embedder, settings, corpus, support_ids, args.budget)
-            base = frozenset({"copied", "partial", "restated", "other-article"})
-            found = detection(cases, scorer, base)
-            items = sum(1 for _, group in cases for one in group if one.kind in base)
-            print(
-                f"unsupported detection: {len(cases)} contexts, {items} sentences; "
-                + ", ".join(f"{key} {value:.3f}" for key, value in found.items())
-            )
-            hard = detection(cases, scorer, base | {"same-article"})
-            print(
-                "  with same-article sentences the context does not hold as unsupported too: "
-                + ", ".join(f"{key} {value:.3f}" for key, value in hard.items())
-            )
-            record(NAME, f"unsupported F1 ({items} sentences)", ours=round(found["f1"], 3))
-            record(NAME, "unsupported F1 with same-article negatives", ours=round(hard["f1"], 3))
-
-            llm = LocalGemmaModel(Path(tmp) / "models", context_window=args.window, seed=SEED)
-            await asyncio.to_thread(llm.warm_up)
-            asked = spread(ids, args.questions)
-            print(f"asking {len(asked)} questions (budget {args.budget}, answer {args.answer})")
-            tally = await answers(store, embedder, llm, settings, corpus, asked, args.budget)
-            p50 = statistics.median(tally.first_token_s) if tally.first_token_s else 0.0
-            p95 = (
-                statistics.quantiles(tally.first_token_s, n=20)[-1]
-                if len(tally.first_token_s) > 1
-                else p50
-            )
-            print(f"answers with >= 1 citation: {_pct(tally.cited, tally.asked)}")
-            print(f"  with a valid mark the model wrote: {_pct(tally.model_cited, tally.asked)}")
-            print(
-                "attribution precision: "
-                f"{_pct(tally.precise, tally.attributed_answer_sentences)} "
-                f"({tally.answer_sentences} answer sentences hold a gold answer)"
-            )
-            print(
-                "  model-written marks on those sentences pointing at the evidence: "
-                f"{_pct(tally.model_marks_precise, tally.model_marks)}"
-            )
-            print(f"  model-written marks the check rejects (not counted): {tally.rejected_marks}")
-            print(f"answers holding a gold answer string: {_pct(tally.answered, tally.asked)}")
-            print(f"coverage low: {_pct(tally.coverage_low, tally.asked)}")
-            print(
-                f"first token p50 {p50:.2f}s, p95 {p95:.2f}s; "
-                f"answer p50 {statistics.median(tally.total_s):.2f}s"
-            )
-            record(
-                NAME,
-                f"answers with >= 1 citation ({tally.asked} questions)",
-                ours=round(tally.cited / max(tally.asked, 1), 3),
-            )
-            record(
-                NAME,
-                "attribution precision",
-                ours=round(tally.precise / max(tally.attributed_answer_sentences, 1), 3),
-            )
-            record(NAME, "first token p50 (s)", ours=round(p50, 2))
-
-            session, independent = await session_vs_independent(
-                store, embedder, llm, settings, corpus, args.turns, args.budget
-            )
-            sent = sum(one.context_tokens for one in session)
-            alone = sum(one.context_tokens for one in independent)
-            reused = sum(len(one.reused) for one in session)
-            worst = max(
-                one.plan["request_tokens"] + settings.llm_answer_tokens
-                for one in [*session, *independent]
-            )
-            print(
-                f"{args.turns}-turn session: context tokens {sent} vs {alone} for independent "
-                f"asks (ratio {sent / max(alone, 1):.2f}); {reused} passages named by number "
-                f"instead of resent; history kept per turn "
-                f"{[one.plan['history_kept'] for one in session]}; request tokens per turn "
-                f"{[one.plan['request_tokens'] for one in session]} vs "
-                f"{[one.plan['request_tokens'] for one in independent]}; largest request + "
-                f"answer reserve {worst} of window {args.window}"
-            )
-            record(
-                NAME,
-                f"{args.turns}-turn session context tokens (ratio to independent asks)",
-                ours=sent,
-                reference=alone,
-                ratio=round(alone / max(sent, 1), 2),
-            )
+            for data in filter(None, args.sets.split(",")):
+                tallies = await one_set(args, settings, embedder, models, rss, data, log)
+                results[data] = {name: tally.row() for name, tally in tallies.items()}
         finally:
-            await store.close()
+            if args.out:
+                Path(args.out).write_text(
+                    json.dumps({"results": results, "rss_mb": rss, "answers": log}, indent=1),
+                    "utf-8",
+                )
+        print(f"load average at end {os.getloadavg()}")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data", default=str(DATA))
-    parser.add_argument("--questions", type=int, default=40)
+    parser.add_argument("--models", default="qwen2.5-0.5b,qwen2.5-1.5b,gemma-quote")
+    parser.add_argument("--sets", default="squad-long,squad-es")
+    parser.add_argument("--models-dir", default=None)
+    parser.add_argument("--questions", type=int, default=60)
     parser.add_argument("--support-questions", type=int, default=60)
     parser.add_argument("--turns", type=int, default=5)
     parser.add_argument("--budget", type=int, default=600)
     parser.add_argument("--answer", type=int, default=128)
     parser.add_argument("--window", type=int, default=4096)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--speed-tokens", type=int, default=48)
+    parser.add_argument("--part", default="1/1", help="K/N: ask every N-th question from the K-th")
+    parser.add_argument("--out", default=None, help="write every answer and the tables as JSON")
     asyncio.run(main(parser.parse_args()))

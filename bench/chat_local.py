@@ -1,5 +1,5 @@
 """Source chat with the offline model: time to first token, prefill and decode speed, how the
-context budget holds in Gemma's own tokens, and the citations the small model produces.
+context budget holds in the model's own tokens, and the citations the small model produces.
 
     python -m bench.chat_local [--budgets 512,1536,3072] [--window 4096] [--answer 48]
 """
@@ -15,9 +15,9 @@ from pathlib import Path
 
 from bench._summary import record
 from open_notebook.chat import DoneEvent, TokenEvent, chat_with_source
-from open_notebook.config import Settings
+from open_notebook.config import LocalModelName, Settings
 from open_notebook.db import open_database
-from open_notebook.llm import LocalGemmaModel
+from open_notebook.llm import LocalModel, model_spec
 from open_notebook.store import Store, SurrealStore
 from open_notebook.store._sources import NewSource
 from open_notebook.tokens import BpeTokenCounter
@@ -36,7 +36,7 @@ def report_text() -> tuple[str, str]:
 
 
 async def one_budget(
-    store: Store, llm: LocalGemmaModel, source_id: str, budget: int, answer: int
+    store: Store, llm: LocalModel, source_id: str, budget: int, answer: int
 ) -> None:
     settings = Settings(database_url="mem://", llm_answer_tokens=answer)
     started = time.perf_counter()
@@ -73,11 +73,12 @@ async def one_budget(
     )
 
 
-async def main(budgets: list[int], window: int, answer: int) -> None:
+async def main(budgets: list[int], window: int, answer: int, model: str, threads: int) -> None:
     title, text = report_text()
     print(f"source: {title!r}, {BpeTokenCounter().count(text)} o200k tokens")
     with tempfile.TemporaryDirectory() as tmp:
-        llm = LocalGemmaModel(Path(tmp) / "models", context_window=window)
+        spec = model_spec(LocalModelName(model))
+        llm = LocalModel(spec, Path(tmp) / "models", context_window=window, threads=threads)
         started = time.perf_counter()
         await asyncio.to_thread(llm.warm_up)
         print(f"model load (assemble + verify + load): {time.perf_counter() - started:.2f} s")
@@ -95,5 +96,8 @@ if __name__ == "__main__":
     parser.add_argument("--budgets", default="512,1536,3072")
     parser.add_argument("--window", type=int, default=4096)
     parser.add_argument("--answer", type=int, default=48)
+    parser.add_argument("--model", default=Settings.model_fields["local_model"].default.value)
+    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
-    asyncio.run(main([int(b) for b in args.budgets.split(",")], args.window, args.answer))
+    budgets = [int(b) for b in args.budgets.split(",")]
+    asyncio.run(main(budgets, args.window, args.answer, args.model, args.threads))

@@ -9,16 +9,26 @@ from collections.abc import AsyncIterator
 import pytest
 
 from llama_support import LlamaCppServer, start_llama_server
-from open_notebook.config import Settings
+from open_notebook.config import LocalModelName, Settings
 from open_notebook.db import open_database
-from open_notebook.llm import LocalGemmaModel
+from open_notebook.llm import LocalModel, model_spec
 from open_notebook.store import Store, SurrealStore
 
 
 @pytest.fixture(scope="session")
-def gemma(tmp_path_factory: pytest.TempPathFactory) -> LocalGemmaModel:
-    """The offline model, loaded once for the test run (loading costs seconds and ~300 MB)."""
-    model = LocalGemmaModel(tmp_path_factory.getbasetemp() / "gemma-models", context_window=1024)
+def gemma(tmp_path_factory: pytest.TempPathFactory) -> LocalModel:
+    """The quoting Gemma 3 270M, loaded once for the test run (seconds and ~300 MB)."""
+    spec = model_spec(LocalModelName.GEMMA_QUOTE)
+    model = LocalModel(spec, tmp_path_factory.getbasetemp() / "gemma-models", context_window=1024)
+    model.warm_up()
+    return model
+
+
+@pytest.fixture(scope="session")
+def default_model(tmp_path_factory: pytest.TempPathFactory) -> LocalModel:
+    """The default local model (``Settings().local_model``), loaded once for the test run."""
+    spec = model_spec(Settings.model_fields["local_model"].default)
+    model = LocalModel(spec, tmp_path_factory.getbasetemp() / "gemma-models", context_window=2048)
     model.warm_up()
     return model
 

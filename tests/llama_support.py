@@ -15,8 +15,10 @@ from typing import Any
 
 import xllamacpp
 
-from open_notebook.llm import LOCAL_MODEL_ID, ensure_model_file
+from open_notebook.config import LocalModelName
+from open_notebook.llm import ensure_model_file, model_spec
 
+GEMMA = model_spec(LocalModelName.GEMMA_QUOTE)
 # Small: a test prompt is a few hundred tokens and an answer a few; 2 threads for 2 cores.
 WINDOW = 2048
 THREADS = 2
@@ -28,14 +30,14 @@ class LlamaCppServer:
 
     base_url: str
     api_key: str
-    model: str = LOCAL_MODEL_ID
+    model: str = GEMMA.model_id
     _server: Any = field(default=None, repr=False)  # llama.cpp stops when this is collected
 
 
 def start_llama_server(models_dir: Path) -> LlamaCppServer:
     """Load the shipped Gemma 3 270M GGUF into llama.cpp's server, guarded by a random key."""
     params = xllamacpp.CommonParams()
-    params.model.path = str(ensure_model_file(models_dir))
+    params.model.path = str(ensure_model_file(GEMMA, models_dir))
     params.n_ctx = WINDOW
     params.n_parallel = 1
     params.cpuparams.n_threads = THREADS

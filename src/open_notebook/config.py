@@ -42,6 +42,15 @@ class LlmProvider(StrEnum):
     NONE = "none"
 
 
+class LocalModelName(StrEnum):
+    """The local models (``OPEN_NOTEBOOK_LOCAL_MODEL``); llm/_models.py says where each comes
+    from and how it is checked."""
+
+    QWEN_05B = "qwen2.5-0.5b"  # writes the answer; installed by default
+    QWEN_15B = "qwen2.5-1.5b"  # writes the answer; the [qwen1.5b] extra
+    GEMMA_QUOTE = "gemma-quote"  # quotes a passage's sentence under a grammar; installed
+
+
 class Tokenizer(StrEnum):
     """The BPE encodings shipped in ``bpe-openai``."""
 
@@ -67,6 +76,7 @@ class LowCoverage(StrEnum):
 _CHOICES: Final[dict[str, tuple[type[StrEnum], str]]] = {
     "embedding_provider": (EmbeddingProvider, "a known embedding provider"),
     "llm_provider": (LlmProvider, "a known language model provider"),
+    "local_model": (LocalModelName, "a known local model"),
     "tokenizer": (Tokenizer, "a known tokenizer"),
     "search_fusion": (FusionMethod, "a fusion method"),
     "low_coverage": (LowCoverage, "a low-coverage policy"),
@@ -173,6 +183,14 @@ class Settings(BaseSettings):
     `none`: no language model."""
     llm_model: str | None = None
     """Model name for the non-local language model providers."""
+    local_model: LocalModelName = Field(
+        default=LocalModelName.QWEN_05B,
+        description="the in-process model of OPEN_NOTEBOOK_LLM_PROVIDER=local: "
+        "qwen2.5-0.5b | qwen2.5-1.5b | gemma-quote",
+    )
+    # Measured (bench/answers.py): with 2 llama.cpp threads and another process holding a core,
+    # decoding falls below 1 token/s; one thread keeps its speed.
+    llm_threads: int = Field(default=1, ge=1, le=64, description="llama.cpp threads (local)")
     llm_base_url: str | None = None
     """Endpoint (`http(s)://HOST[:PORT]`) for the non-local language model providers."""
     llm_api_key: SecretStr | None = None

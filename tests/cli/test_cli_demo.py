@@ -17,6 +17,7 @@ from open_notebook.cli._demo import (
 )
 from open_notebook.cli._runtime import CliState
 from open_notebook.config import Settings
+from open_notebook.llm import model_spec
 
 
 @pytest.fixture(scope="session")
@@ -68,7 +69,7 @@ async def test_demo_runs_every_step(shared_data_dir: Path, tmp_path: Path) -> No
     manifest = context["manifest"]
     assert len(manifest["included"]) >= 1
     assert result.answer is not None
-    assert result.answer.model_id == "gemma-3-270m-q4_k_m"
+    assert result.answer.model_id == model_spec(Settings().local_model).model_id
     assert result.answer.manifest["included"]
     sent = {entry["id"] for entry in result.answer.manifest["included"]}
     assert all(c.status != "valid" or c.id in sent for c in result.answer.citations)

@@ -11,7 +11,7 @@ from open_notebook.errors import ConflictError, InvalidInputError, ModelError, N
 from open_notebook.graphs import ANSWER_RULE, SYSTEM_PROMPT, StoredMessage
 from open_notebook.llm import (
     CitationStatus,
-    LocalGemmaModel,
+    LocalModel,
     Role,
     create_language_model,
 )
@@ -157,7 +157,7 @@ async def test_bad_requests_fail_before_any_call(
 
 @pytest.mark.slow
 async def test_local_gemma_answers_within_its_window(
-    store: Store, seeded: Seeded, tmp_path: Path, gemma: LocalGemmaModel
+    store: Store, seeded: Seeded, tmp_path: Path, gemma: LocalModel
 ) -> None:
     settings = Settings(data_dir=tmp_path, database_url="mem://", llm_answer_tokens=16)
     tokens: list[str] = []

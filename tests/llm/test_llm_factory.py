@@ -9,7 +9,7 @@ from pydantic import SecretStr
 from open_notebook.config import Settings
 from open_notebook.errors import ConfigurationError
 from open_notebook.llm import (
-    LocalGemmaModel,
+    LocalModel,
     OpenAICompatibleModel,
     create_language_model,
 )
@@ -69,7 +69,7 @@ def test_openai_model_with_known_window_and_key(tmp_path: Path) -> None:
 def test_local_model_is_lazy_and_owned_by_its_caller(tmp_path: Path) -> None:
     settings = settings_with(tmp_path, llm_context_window=2048)
     first = create_language_model(settings)
-    assert isinstance(first, LocalGemmaModel)
+    assert isinstance(first, LocalModel)
     assert first.context_window == 2048
     # No process-wide instance: whoever creates the model holds it (the app's services do).
     assert create_language_model(settings) is not first

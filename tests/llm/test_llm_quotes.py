@@ -8,7 +8,7 @@ from open_notebook.llm import (
     ChatMessage,
     CitationIndex,
     CitedBy,
-    LocalGemmaModel,
+    LocalModel,
     NumberedPassage,
     Quote,
     Role,
@@ -70,7 +70,7 @@ def test_grammar_quotes_literally_with_marks_and_escapes() -> None:
 
 @pytest.mark.slow
 async def test_the_local_model_answers_with_quotes_the_attribution_accepts(
-    gemma: LocalGemmaModel,
+    gemma: LocalModel,
 ) -> None:
     texts = [
         "Starters need feeding twice a day. A fed starter doubles in four to six hours.",

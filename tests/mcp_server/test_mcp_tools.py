@@ -13,7 +13,7 @@ from mcp_support import error_text, structured
 from mcp_types import TextResourceContents
 
 from open_notebook.config import Settings
-from open_notebook.llm import LocalGemmaModel
+from open_notebook.llm import LocalModel
 from open_notebook.llm.testing import LoopbackChatServer
 from open_notebook.mcp import PART_CHARS, create_mcp_server
 from open_notebook.services import Services
@@ -331,7 +331,7 @@ async def test_ask_with_the_real_local_model(
     settings: Settings,
     services: Services,
     notebook: dict[str, Any],
-    gemma: LocalGemmaModel,
+    gemma: LocalModel,
 ) -> None:
     # Real end to end in process: the offline Gemma model writes the answer (so only its shape is
     # asserted: the words are the model's); the same session instance as the LLM tests.

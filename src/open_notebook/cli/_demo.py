@@ -15,6 +15,7 @@ import os
 import shutil
 import sys
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -23,14 +24,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 import typer
+from rich.console import Console
 
 from open_notebook.cli._ask import AskOptions, answer, print_citations
 from open_notebook.cli._ingest import ingest_paths
 from open_notebook.cli._records import store_note
-from open_notebook.cli._render import hits_table, print_manifest
+from open_notebook.cli._render import hits_table, manifest_table
 from open_notebook.cli._runtime import CliState, ExitCode, Session, guard, state_of
 from open_notebook.cli._services import notebook_context, search_service_for
-from open_notebook.config import Settings
+from open_notebook.config import LlmProvider, Settings
+from open_notebook.llm import model_spec
 from open_notebook.search import SearchHit, SearchMode
 from open_notebook.store import open_store
 
@@ -145,12 +148,35 @@ async def _context(session: Session, result: DemoResult, budget: int) -> None:
     result.context = await notebook_context(
         session, result.notebook_id, query=QUESTION, max_tokens=budget, render_format="markdown"
     )
-    print_manifest(out, result.context, budget)
+    print_compact_manifest(out, result.context, budget)
+
+
+def print_compact_manifest(out: Console, payload: dict[str, Any], budget: int) -> None:
+    """The included passages as a table; the dropped ones in one line, counted by reason."""
+    manifest = payload.get("manifest") or {}
+    out.print(manifest_table({**manifest, "dropped": []}, budget))
+    included, dropped = manifest.get("included", []), manifest.get("dropped", [])
+    reasons = Counter(str(entry.get("reason") or "unknown") for entry in dropped)
+    summary = ", ".join(f"{count} {reason}" for reason, count in reasons.most_common())
+    total = int(payload.get("total_tokens") or 0)
+    out.print(
+        f"{len(included)} included, {total} of {budget} tokens; "
+        f"{len(dropped)} dropped" + (f" ({summary})" if summary else ""),
+        highlight=False,
+    )
+
+
+def model_label(settings: Settings) -> str:
+    """The model the demo asks, as a newcomer reads it."""
+    if settings.llm_provider is LlmProvider.LOCAL:
+        spec = model_spec(settings.local_model)
+        return f"{spec.model_id}, in-process, no key"
+    return f"{settings.llm_provider}: {settings.llm_model}"
 
 
 async def _ask(session: Session, result: DemoResult, budget: int) -> None:
     out = session.state.out
-    out.rule("[bold]5. Ask the local model (Gemma 3 270M, in-process, no key)")
+    out.rule(f"[bold]5. Ask the language model ({model_label(session.state.settings)})")
     out.print(f"[bold]Q:[/] {QUESTION}")
     # The same budget as step 4 keeps the local model's prompt small (CPU prefill is the cost).
     options = AskOptions(QUESTION, result.notebook_id, max_context_tokens=budget)

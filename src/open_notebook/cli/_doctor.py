@@ -17,7 +17,7 @@ from open_notebook.cli._runtime import CliState, ExitCode, guard, wants_json
 from open_notebook.config import EmbeddingProvider, LlmProvider, Settings
 from open_notebook.embeddings import create_embedder
 from open_notebook.errors import OpenNotebookError
-from open_notebook.llm import create_language_model
+from open_notebook.llm import create_language_model, model_spec, verify_model_file
 from open_notebook.store import open_store
 from open_notebook.tokens import BpeTokenCounter
 
@@ -77,10 +77,21 @@ async def check_database(settings: Settings) -> str:
 async def check_llm(settings: Settings) -> str:
     """Build the configured language model and load it (the local model is prepared once)."""
     model = create_language_model(settings)
-    await asyncio.to_thread(model.warm_up)
     detail = f"{settings.llm_provider}: {model.model_id}, window {model.context_window} tokens"
     if settings.llm_provider is LlmProvider.LOCAL:
-        detail += "; GGUF sha256 verified"
+        # The whole file is hashed again here, whatever the stamp of its last check says.
+        spec = model_spec(settings.local_model)
+        path, header = await asyncio.to_thread(
+            verify_model_file, spec, settings.data_dir / "models"
+        )
+        detail += (
+            f"; {spec.name} ({'quotes' if spec.quoting else 'writes'} answers, "
+            f"{settings.llm_threads} thread(s)); {path} {spec.size:,} bytes, sha256 "
+            f"{spec.sha256} verified (joined from {len(spec.parts)} packages "
+            f"{spec.parts[0].distribution}..{spec.parts[-1].distribution} "
+            f"{spec.parts[0].version}); GGUF {header.architecture} {header.name!r}"
+        )
+    await asyncio.to_thread(model.warm_up)
     return detail
 
 

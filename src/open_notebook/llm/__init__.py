@@ -31,13 +31,16 @@ from open_notebook.llm._citations import (
 from open_notebook.llm._coverage import NEAREST, Coverage, CoverageCheck, check_coverage
 from open_notebook.llm._esperanto import EsperantoModel
 from open_notebook.llm._factory import create_language_model
-from open_notebook.llm._local import (
-    LOCAL_MODEL_ID,
-    LocalGemmaModel,
-    ensure_model_file,
-    gemma_prompt,
-)
+from open_notebook.llm._gguf import GgufHeader, read_gguf_header
+from open_notebook.llm._local import LocalModel, chatml_prompt, gemma_prompt
 from open_notebook.llm._marks import marked_sentences, reading_marks
+from open_notebook.llm._models import (
+    MODELS,
+    LocalModelSpec,
+    ensure_model_file,
+    model_spec,
+    verify_model_file,
+)
 from open_notebook.llm._openai import OpenAICompatibleModel
 from open_notebook.llm._passages import NumberedPassage, PromptContext, number_passages
 from open_notebook.llm._quotes import (
@@ -51,9 +54,9 @@ from open_notebook.llm._support import SUPPORT_BAR, SupportMatrix, SupportScorer
 from open_notebook.llm._types import ChatMessage, LanguageModel, Role, collect
 
 __all__ = [
-    "LOCAL_MODEL_ID",
     "MIN_CONTEXT_TOKENS",
     "NEAREST",
+    "MODELS",
     "SUPPORT_BAR",
     "AttributedSentence",
     "ChatMessage",
@@ -64,9 +67,11 @@ __all__ = [
     "Coverage",
     "CoverageCheck",
     "EsperantoModel",
+    "GgufHeader",
     "LanguageModel",
     "LlmProvider",
-    "LocalGemmaModel",
+    "LocalModel",
+    "LocalModelSpec",
     "Mark",
     "NumberedPassage",
     "OpenAICompatibleModel",
@@ -82,6 +87,7 @@ __all__ = [
     "SupportStatus",
     "TokenPlan",
     "attribute",
+    "chatml_prompt",
     "check_citations",
     "check_coverage",
     "check_request_fits",
@@ -90,6 +96,7 @@ __all__ = [
     "ensure_model_file",
     "gemma_prompt",
     "marked_sentences",
+    "model_spec",
     "number_passages",
     "numbers_in",
     "parse_citations",
@@ -99,6 +106,8 @@ __all__ = [
     "quote_grammar",
     "quotable_sentences",
     "reading_marks",
+    "read_gguf_header",
     "split_sentences",
     "unresolved",
+    "verify_model_file",
 ]

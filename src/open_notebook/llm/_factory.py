@@ -7,7 +7,8 @@ from typing import Final
 from open_notebook.config import LlmProvider, Settings
 from open_notebook.errors import ConfigurationError
 from open_notebook.llm._esperanto import EsperantoModel, load_esperanto
-from open_notebook.llm._local import DEFAULT_LOCAL_WINDOW, LOCAL_MODEL_ID, LocalGemmaModel
+from open_notebook.llm._local import DEFAULT_LOCAL_WINDOW, LocalModel
+from open_notebook.llm._models import MODELS, model_spec, spec_for
 from open_notebook.llm._openai import OpenAICompatibleModel
 from open_notebook.llm._types import LanguageModel
 from open_notebook.tokens import BpeTokenCounter, TokenCounter
@@ -21,7 +22,7 @@ KNOWN_WINDOWS: Final = {
     "gpt-3.5-turbo": 16_385,
     "claude-3-5-sonnet-latest": 200_000,
     "claude-3-5-haiku-latest": 200_000,
-    LOCAL_MODEL_ID: 32_768,
+    **{spec.model_id: spec.max_window for spec in MODELS.values()},
 }
 
 
@@ -39,17 +40,7 @@ def create_language_model(
     provider = _provider(settings.llm_provider)
     name = model or settings.llm_model
     if provider is LlmProvider.LOCAL:
-        if name not in (None, LOCAL_MODEL_ID):
-            raise ConfigurationError(
-                f"the local provider serves only {LOCAL_MODEL_ID!r}, not {name!r} "
-                "(OPEN_NOTEBOOK_LLM_MODEL or the request's model); "
-                "set OPEN_NOTEBOOK_LLM_PROVIDER=openai or esperanto for other models",
-                setting="OPEN_NOTEBOOK_LLM_MODEL",
-            )
-        window = settings.llm_context_window or DEFAULT_LOCAL_WINDOW
-        # A new model per call, loaded on first use: the caller (the app's services, a CLI
-        # command) holds it for as long as it answers.
-        return LocalGemmaModel(settings.data_dir / "models", context_window=window)
+        return _local(settings, name)
     if name is None:
         raise ConfigurationError(
             f"OPEN_NOTEBOOK_LLM_PROVIDER={provider.value} needs a model name: "
@@ -63,6 +54,25 @@ def create_language_model(
     if provider is LlmProvider.OPENAI:
         return _openai(settings, name, window, api_key, counter)
     return _esperanto(settings, name, window, api_key, counter)
+
+
+def _local(settings: Settings, name: str | None) -> LanguageModel:
+    """The configured local model, or the one ``name`` names (a setting value or model id)."""
+    spec = model_spec(settings.local_model) if name is None else spec_for(name)
+    if spec is None:
+        known = ", ".join(f"{one.name.value} ({one.model_id})" for one in MODELS.values())
+        raise ConfigurationError(
+            f"the local provider serves {known}, not {name!r} "
+            "(OPEN_NOTEBOOK_LLM_MODEL or the request's model; OPEN_NOTEBOOK_LOCAL_MODEL picks "
+            "the default); set OPEN_NOTEBOOK_LLM_PROVIDER=openai or esperanto for other models",
+            setting="OPEN_NOTEBOOK_LLM_MODEL",
+        )
+    window = settings.llm_context_window or DEFAULT_LOCAL_WINDOW
+    # A new model per call, loaded on first use: the caller (the app's services, a CLI
+    # command) holds it for as long as it answers.
+    return LocalModel(
+        spec, settings.data_dir / "models", context_window=window, threads=settings.llm_threads
+    )
 
 
 def _openai(

