@@ -9,7 +9,7 @@ from open_notebook.llm import (
     attribute,
     check_coverage,
 )
-from open_notebook.llm._attribution import Coverage
+from open_notebook.llm._coverage import Coverage
 from open_notebook.text import TextTerms
 
 SPANISH = (
