@@ -7,7 +7,12 @@ import { progressBar } from "../progress.js";
 import { openRecord } from "../reader.js";
 import { confirmDialog, guarded, showInfo } from "../ui.js";
 
-const ACCEPT = ".pdf,.docx,.html,.htm,.md,.markdown,.txt,.text,.csv,.json,.xml,.rst";
+// The suffixes the ingest readers take (ingest/_extract.py), so the picker offers each of them.
+const ACCEPT = [
+  ".pdf,.docx,.pptx,.xlsx,.xlsm,.csv,.tsv,.epub,.html,.htm,.xhtml,.md,.markdown,.txt,.text,.rst,.log,.json,.xml",
+  ".png,.jpg,.jpeg,.tif,.tiff,.webp",
+  ".mp3,.wav,.m4a,.ogg,.oga,.opus,.flac,.aac,.webm",
+].join(",");
 
 export async function notebookPage(view, key) {
   const notebook = await api(`/api/notebooks/notebook:${key}`);
@@ -73,7 +78,7 @@ function addSources(state) {
     "label",
     { class: "dropzone", for: "file-input", id: "dropzone" },
     h("strong", {}, "Add files"),
-    h("span", { class: "muted" }, " — drop PDF, DOCX, HTML, Markdown or text files here, or click to choose"),
+    h("span", { class: "muted" }, " — drop documents, slides, sheets, e-books, scans, images or recordings here, or click to choose"),
   );
   input.addEventListener("change", () => {
     enqueue(state, queue, [...input.files]);
