@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from open_notebook.context._dedup import Deduper, signature
-from open_notebook.context._fit import FitParams, label_tokens
 from open_notebook.context._memo import MIN_MEMO_CHARS, ContextMemo, MemoCounter, TextMemo
 from open_notebook.context._model import Candidate, ItemType, RenderFormat
+from open_notebook.context._record.fit import FitParams, label_tokens
 from open_notebook.context._render import render_block
 from open_notebook.context._text import (
     jaccard,

@@ -18,7 +18,7 @@ from open_notebook.context import (
     build_context,
     useful_body_tokens,
 )
-from open_notebook.context._records import (
+from open_notebook.context._record.gather import (
     catalog_request,
     context_data,
     gather_records,
@@ -266,8 +266,8 @@ async def test_a_budget_spent_before_the_first_item_is_a_clear_error(
 @pytest.mark.parametrize("fmt", list(RenderFormat))
 def test_the_unread_lower_bound_never_exceeds_the_rendered_count(fmt: RenderFormat) -> None:
     from open_notebook.context import Candidate, FitParams, ItemType, place_whole
-    from open_notebook.context._fit import label_tokens
-    from open_notebook.context._unread import whole_bounds
+    from open_notebook.context._record.fit import label_tokens
+    from open_notebook.context._record.unread import whole_bounds
 
     rng = random.Random(5)
     params = FitParams(COUNTER, fmt)

@@ -16,9 +16,7 @@ Everything below the entry point is pure: candidates in, rendered text and decis
 token counter is passed in and counts the text that will be sent.
 """
 
-from open_notebook.context._assemble import Assembly, assemble
 from open_notebook.context._baseline import ChunkPacking, pack_chunks
-from open_notebook.context._blocks import Passage
 from open_notebook.context._build import build_context, useful_body_tokens
 from open_notebook.context._config import (
     ContextConfig,
@@ -33,7 +31,6 @@ from open_notebook.context._config import (
     parse_query,
 )
 from open_notebook.context._dedup import DEFAULT_NEAR_THRESHOLD, Deduper, deduplicate
-from open_notebook.context._fit import FitParams, place_whole, shrink, stub_tokens
 from open_notebook.context._manifest import build_manifest, canonical_json, content_hash
 from open_notebook.context._memo import ContextMemo
 from open_notebook.context._model import (
@@ -47,13 +44,16 @@ from open_notebook.context._model import (
     prioritize,
     sort_key,
 )
-from open_notebook.context._passages import RankedChunk
 from open_notebook.context._payload import ContextPayload, RecordEntry, passage_dict, record_payload
-from open_notebook.context._query import PassageAssembly, assemble_passages
+from open_notebook.context._question.assemble import PassageAssembly, assemble_passages
+from open_notebook.context._question.passages import Passage
+from open_notebook.context._question.value import RankedChunk
 from open_notebook.context._reader import ContextReader, Searcher
+from open_notebook.context._record.assemble import Assembly, assemble
+from open_notebook.context._record.fit import FitParams, place_whole, shrink, stub_tokens
+from open_notebook.context._record.select import Selection, SelectOptions, select
 from open_notebook.context._render import RunText, render_block, render_document, render_passages
 from open_notebook.context._request import ContextRequest
-from open_notebook.context._select import Selection, SelectOptions, select
 
 __all__ = [
     "DEFAULT_NEAR_THRESHOLD",

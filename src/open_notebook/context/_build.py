@@ -3,9 +3,9 @@
     payload = await build_context(request, reader=store.context, searcher=search_service)
 
 With a question, the hits of search (or ``hits`` the caller already has) become passages
-(:mod:`open_notebook.context._query`); reads are the few records the hits and the request name.
-Without one, records are gathered from catalogs, fitted, and their texts read only where they
-could enter (:mod:`open_notebook.context._reading`).
+(:mod:`open_notebook.context._question.assemble`); reads are the few records the hits and the
+request name. Without one, records are gathered from catalogs, fitted, and their texts read only
+where they could enter (:mod:`open_notebook.context._record.reading`).
 """
 
 from __future__ import annotations
@@ -14,22 +14,21 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from open_notebook.context._config import InclusionLevel
-from open_notebook.context._evidence import DEFAULT_FLOOR
-from open_notebook.context._fit import DEFAULT_MIN_BODY_TOKENS
 from open_notebook.context._memo import ContextMemo
 from open_notebook.context._model import Candidate, Dropped, DropReason
-from open_notebook.context._offer import (
+from open_notebook.context._payload import ContextPayload, passage_payload, record_payload
+from open_notebook.context._question.assemble import assemble_passages
+from open_notebook.context._question.choose import DEFAULT_FLOOR
+from open_notebook.context._question.offer import (
     merge_offers,
     offer_hits,
     offer_records,
     record_candidate,
     stored_or_whole,
 )
-from open_notebook.context._payload import ContextPayload, passage_payload, record_payload
-from open_notebook.context._query import assemble_passages
 from open_notebook.context._reader import ContextReader, Searcher
-from open_notebook.context._reading import FitArgs, fit_reading_texts
-from open_notebook.context._records import (
+from open_notebook.context._record.fit import DEFAULT_MIN_BODY_TOKENS
+from open_notebook.context._record.gather import (
     catalog_request,
     context_data,
     excluded,
@@ -39,6 +38,7 @@ from open_notebook.context._records import (
     requested_notes,
     requested_sources,
 )
+from open_notebook.context._record.reading import FitArgs, fit_reading_texts
 from open_notebook.context._request import ContextRequest
 from open_notebook.errors import NotFoundError
 from open_notebook.ids import table_of

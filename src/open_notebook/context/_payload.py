@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from open_notebook.context._assemble import Assembly
-from open_notebook.context._blocks import Passage, RecordBlock
 from open_notebook.context._model import ItemType, Placed
-from open_notebook.context._query import PassageAssembly
+from open_notebook.context._question.assemble import PassageAssembly
+from open_notebook.context._question.passages import Passage, RecordBlock
+from open_notebook.context._record.assemble import Assembly
 from open_notebook.context._render import PASSAGE_GAP_MARKDOWN
 from open_notebook.context._request import ContextRequest
 

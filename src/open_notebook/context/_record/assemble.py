@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from open_notebook.context._dedup import DEFAULT_NEAR_THRESHOLD
-from open_notebook.context._fit import DEFAULT_MIN_BODY_TOKENS, FitParams
 from open_notebook.context._manifest import build_manifest, content_hash
 from open_notebook.context._memo import ContextMemo
 from open_notebook.context._model import Candidate, Dropped, Placed, RenderFormat
-from open_notebook.context._select import SelectOptions, select
+from open_notebook.context._record.fit import DEFAULT_MIN_BODY_TOKENS, FitParams
+from open_notebook.context._record.select import SelectOptions, select
 from open_notebook.tokens import TokenCounter
 
 

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from open_notebook.context._blocks import Passage, RecordBlock, blocks_of, labelled
-from open_notebook.context._evidence import (
+from open_notebook.context._model import Candidate, Dropped, RenderFormat
+from open_notebook.context._question.choose import (
     DEFAULT_FLOOR,
     Costs,
     Picked,
@@ -27,9 +27,9 @@ from open_notebook.context._evidence import (
     pick,
     record_lifts,
 )
-from open_notebook.context._model import Candidate, Dropped, RenderFormat
-from open_notebook.context._passage_manifest import manifest_hash, passage_manifest
-from open_notebook.context._passages import RankedChunk, Unit, units_of
+from open_notebook.context._question.manifest import manifest_hash, passage_manifest
+from open_notebook.context._question.passages import Passage, RecordBlock, blocks_of, labelled
+from open_notebook.context._question.value import RankedChunk, Unit, units_of
 from open_notebook.context._render import SEPARATOR, inert_text, passage_parts, record_frame
 from open_notebook.errors import BudgetTooSmallError
 from open_notebook.tokens import TokenCounter
@@ -156,7 +156,7 @@ def assemble_passages(
     fitted = select(None)
     if budget is not None:
         # Each of the most valuable units not chosen is tried as the first choice (see
-        # :mod:`open_notebook.context._evidence`): the choice holding the most gain is sent.
+        # :mod:`open_notebook.context._question.choose`): the choice holding the most gain is sent.
         for seed in _seeds(units, lifts, fitted.picked.chosen):
             found = select(seed)
             if found.value > fitted.value:

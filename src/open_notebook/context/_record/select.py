@@ -14,8 +14,8 @@ joined text is counted again at the end: if joining changed the count, the lowes
 is cut or dropped until the whole text fits.
 
 A candidate whose text is not read yet is judged in the first pass from its stored token count
-(:mod:`open_notebook.context._unread`): dropped if even a lower bound of it cannot fit, else listed
-as a text to read, and the selection decides nothing until those texts are read.
+(:mod:`open_notebook.context._record.unread`): dropped if even a lower bound of it cannot fit, else
+listed as a text to read, and the selection decides nothing until those texts are read.
 """
 
 from __future__ import annotations
@@ -24,7 +24,15 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 from open_notebook.context._dedup import DEFAULT_NEAR_THRESHOLD, Deduper
-from open_notebook.context._fit import (
+from open_notebook.context._model import (
+    Candidate,
+    Dropped,
+    DropReason,
+    Placed,
+    prioritize,
+    sort_key,
+)
+from open_notebook.context._record.fit import (
     FitParams,
     label_pair,
     label_tokens,
@@ -34,16 +42,8 @@ from open_notebook.context._fit import (
     stub_tokens,
     surely_longer,
 )
-from open_notebook.context._model import (
-    Candidate,
-    Dropped,
-    DropReason,
-    Placed,
-    prioritize,
-    sort_key,
-)
+from open_notebook.context._record.unread import whole_bounds
 from open_notebook.context._render import SEPARATOR, render_document
-from open_notebook.context._unread import whole_bounds
 from open_notebook.errors import BudgetTooSmallError
 
 # No block (label included) is smaller than this: below it the budget is spent.

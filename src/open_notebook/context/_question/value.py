@@ -38,7 +38,7 @@ A unit's value estimates how likely it is to hold what the question asks for:
   better-ranked chunks that only share its topic word, while the size half still lets an
   unmatched sentence of the best chunk in (an answer that says "it" for the question's subject);
   centred on half the question, a sentence of typical coverage keeps the value its chunk gives it
-  next to the record coverage of :mod:`open_notebook.context._evidence`.
+  next to the record coverage of :mod:`open_notebook.context._question.choose`.
 
 A question's term matches a word of a sentence whose stem is one edit away from it (a letter
 added, dropped, changed, or two swapped), when both stems have five letters or more and share
@@ -47,11 +47,11 @@ Buddhism, Australia and Australian) and a question's typo ("depedent") would mat
 Search keeps exact terms; only the choice of sentences within what search found is lenient.
 
 ``value = type weight x max over its chunks (prior x share x exp(coverage - 1/2))``. Expected
-evidence per token is then ``value / tokens``, which :mod:`open_notebook.context._evidence`
+evidence per token is then ``value / tokens``, which :mod:`open_notebook.context._question.choose`
 maximizes within the budget.
 
 A unit's ``worth`` is what having any text of its record is worth (the record coverage of
-:mod:`open_notebook.context._evidence`): the type-weighted prior of its best chunk times that
+:mod:`open_notebook.context._question.choose`): the type-weighted prior of its best chunk times that
 chunk's score share. The share enters once more because a record's worth is a bet that the record
 is relevant at all, and the fused score says how far above the background (the search's depth) its
 best hit stands: a record whose best hit only shares a common term scores near the background and

@@ -1,20 +1,20 @@
 """Choosing a question's passages: the most expected evidence per token that fits the budget.
 
-Units (:mod:`open_notebook.context._passages`) are chosen greedily by marginal gain per marginal
-token, the classic rule for a budgeted (submodular) coverage. A unit's gain is its value, and for
-the first unit of a record also the record's own worth, ``RECORD_SHARE`` times the unit's
+Units (:mod:`open_notebook.context._question.value`) are chosen greedily by marginal gain per
+marginal token, the classic rule for a budgeted (submodular) coverage. A unit's gain is its value,
+and for the first unit of a record also the record's own worth, ``RECORD_SHARE`` times the unit's
 ``worth`` (its chunk's prior times its score share): a question's evidence may span several
-documents (many relevant abstracts, a report in several articles), and a context that holds text
-of each relevant record holds more of it than one that holds a fourth sentence of the first. It
-counts once per record, so the budget reaches the records search found about as good as the best
-before it deepens any one of them, while a record whose best hit barely stands above the
-background (one that shares a common word with the question) adds little. A unit's marginal
-tokens are its text's plus what it adds to the rendering: a record's first unit pays for the
-record's label, a unit that does not continue a chosen neighbour pays for a passage handle and a
-gap marker, a unit next to a chosen one pays for its text only (so, as the budget grows,
-passages grow around what was chosen into the surrounding sentences before new places are
-opened), and a unit between two chosen ones saves the handle and gap marker it closes (a short
-sentence there is sent even when its own value is below the floor: it costs nothing).
+documents (many relevant abstracts, a report in several articles), and a context that holds text of
+each relevant record holds more of it than one that holds a fourth sentence of the first. It counts
+once per record, so the budget reaches the records search found about as good as the best before it
+deepens any one of them, while a record whose best hit barely stands above the background (one that
+shares a common word with the question) adds little. A unit's marginal tokens are its text's plus
+what it adds to the rendering: a record's first unit pays for the record's label, a unit that does
+not continue a chosen neighbour pays for a passage handle and a gap marker, a unit next to a chosen
+one pays for its text only (so, as the budget grows, passages grow around what was chosen into the
+surrounding sentences before new places are opened), and a unit between two chosen ones saves the
+handle and gap marker it closes (a short sentence there is sent even when its own value is below the
+floor: it costs nothing).
 
 Greedy by ratio can pass over a long unit worth more than the short ones that fill the room
 before it (the knapsack's weak spot), so the selection is run again with each of the few most
@@ -36,7 +36,7 @@ from enum import StrEnum
 from typing import Final
 
 from open_notebook.context._model import Candidate
-from open_notebook.context._passages import Unit
+from open_notebook.context._question.value import Unit
 from open_notebook.context._text import SHINGLE_WORDS, normalized_words
 
 # Units worth less than this share of the best unit's value are not offered room.

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from open_notebook.context._model import Candidate, RenderFormat
-from open_notebook.context._passages import Unit
+from open_notebook.context._question.value import Unit
 from open_notebook.context._render import RunText, inert_text, passage_parts, render_passages
 from open_notebook.tokens import TokenCounter
 

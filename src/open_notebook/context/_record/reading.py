@@ -12,9 +12,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
-from open_notebook.context._assemble import Assembly, assemble
 from open_notebook.context._memo import ContextMemo
 from open_notebook.context._model import Candidate, Dropped, DropReason, RenderFormat
+from open_notebook.context._record.assemble import Assembly, assemble
 from open_notebook.errors import DatabaseError
 from open_notebook.tokens import TokenCounter
 
@@ -28,7 +28,8 @@ ReadTexts = Callable[[Sequence[str]], Awaitable[dict[str, str]]]
 
 @dataclass(frozen=True, slots=True)
 class FitArgs:
-    """What :func:`open_notebook.context._assemble` is called with, besides the candidates."""
+    """What :func:`open_notebook.context._record.assemble` is called with, besides the
+    candidates."""
 
     counter: TokenCounter
     budget: int | None

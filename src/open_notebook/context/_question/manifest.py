@@ -13,10 +13,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from open_notebook.context._blocks import Passage, RecordBlock
-from open_notebook.context._evidence import Picked, Reason
 from open_notebook.context._model import Candidate, Dropped
-from open_notebook.context._passages import RankedChunk, Unit
+from open_notebook.context._question.choose import Picked, Reason
+from open_notebook.context._question.passages import Passage, RecordBlock
+from open_notebook.context._question.value import RankedChunk, Unit
 
 
 def _chunk_key(chunk: RankedChunk) -> str:
