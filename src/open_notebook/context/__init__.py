@@ -48,12 +48,12 @@ from open_notebook.context._payload import ContextPayload, RecordEntry, passage_
 from open_notebook.context._question.assemble import PassageAssembly, assemble_passages
 from open_notebook.context._question.passages import Passage
 from open_notebook.context._question.value import RankedChunk
-from open_notebook.context._reader import ContextReader, Searcher
 from open_notebook.context._record.assemble import Assembly, assemble
 from open_notebook.context._record.fit import FitParams, place_whole, shrink, stub_tokens
 from open_notebook.context._record.select import Selection, SelectOptions, select
 from open_notebook.context._render import RunText, render_block, render_document, render_passages
-from open_notebook.context._request import ContextRequest
+from open_notebook.context._request import ContextRequest, Searcher
+from open_notebook.store import ContextReader
 
 __all__ = [
     "DEFAULT_NEAR_THRESHOLD",

@@ -26,24 +26,31 @@ from open_notebook.context._question.offer import (
     record_candidate,
     stored_or_whole,
 )
-from open_notebook.context._reader import ContextReader, Searcher
 from open_notebook.context._record.fit import DEFAULT_MIN_BODY_TOKENS
 from open_notebook.context._record.gather import (
     catalog_request,
     context_data,
-    excluded,
     gather_records,
-    level_of,
     merge_repeats,
-    requested_notes,
-    requested_sources,
 )
 from open_notebook.context._record.reading import FitArgs, fit_reading_texts
-from open_notebook.context._request import ContextRequest
-from open_notebook.errors import NotFoundError
+from open_notebook.context._request import (
+    ContextRequest,
+    Searcher,
+    excluded,
+    level_of,
+    raise_if_nothing_found,
+)
 from open_notebook.ids import table_of
 from open_notebook.search import SearchHit
-from open_notebook.store import STATS_ENCODING, Catalog, ChunkText, Requested, TextRecord
+from open_notebook.store import (
+    STATS_ENCODING,
+    Catalog,
+    ChunkText,
+    ContextReader,
+    Requested,
+    TextRecord,
+)
 from open_notebook.text import DEFAULT_LANGUAGE, query_terms
 
 # A record cut to fit keeps at least this share of the budget (and no less than the fit's own
@@ -83,15 +90,6 @@ async def build_context(
     return await _record_build(request, reader, memo)
 
 
-def _raise_if_nothing_found(
-    request: ContextRequest, dropped: Sequence[Dropped], found: int
-) -> None:
-    requested = [*requested_sources(request), *requested_notes(request)]
-    missing = {one.candidate.id for one in dropped if one.reason is DropReason.NOT_FOUND}
-    if requested and found == 0 and all(one in missing for one in requested):
-        raise NotFoundError(requested[0], f"none of the requested ids exist: {requested}")
-
-
 async def _record_build(
     request: ContextRequest, reader: ContextReader, memo: ContextMemo | None
 ) -> ContextPayload:
@@ -100,7 +98,7 @@ async def _record_build(
     data = context_data(notebook, explicit, request, stored_counts=stored)
     gathered, dropped = gather_records(request, data)
     candidates = merge_repeats([*gathered, *request.items])
-    _raise_if_nothing_found(request, dropped, len(candidates))
+    raise_if_nothing_found(request, dropped, len(candidates))
     budget = request.max_tokens
     args = FitArgs(
         counter=request.counter,
@@ -185,7 +183,7 @@ async def _question_build(
             with_chunks(scanned, pinned=False), terms, per_record=False, limit=request.limit
         ),
     )
-    _raise_if_nothing_found(request, dropped, len(chunks))
+    raise_if_nothing_found(request, dropped, len(chunks))
     assembly = assemble_passages(
         chunks,
         terms,

@@ -1,21 +1,30 @@
-"""The typed input of a context build (:func:`open_notebook.context.build_context`)."""
+"""The typed input of a context build (:func:`open_notebook.context.build_context`), what both
+builds read of it, and what a build needs from outside.
+
+From outside, both are protocols: :class:`open_notebook.store.ContextReader` (``store.context``,
+the store's own interface) reads, and :class:`Searcher` (as
+:class:`open_notebook.search.SearchService` does) searches; tests and other backends pass their
+own.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, Protocol
 
 from open_notebook.context._config import (
     ContextConfig,
+    InclusionLevel,
     check_budget,
     optional_number,
     parse_query,
 )
 from open_notebook.context._dedup import DEFAULT_NEAR_THRESHOLD
-from open_notebook.context._model import Candidate, RenderFormat
-from open_notebook.errors import InvalidInputError
-from open_notebook.ids import normalize_id
-from open_notebook.search import SearchMode
+from open_notebook.context._model import Candidate, Dropped, DropReason, ItemType, RenderFormat
+from open_notebook.errors import InvalidInputError, NotFoundError
+from open_notebook.ids import normalize_id, table_of
+from open_notebook.search import SearchHit, SearchMode
 from open_notebook.tokens import TokenCounter
 
 # Chunks a question's build asks search for when the caller does not say.
@@ -95,3 +104,46 @@ class ContextRequest:
     def weight(self, item_type: str) -> float:
         """The type weight of ``source``, ``insight`` or ``note``."""
         return self.config.priority_weights[item_type]
+
+
+TYPE_OF_TABLE: Final = {
+    "source": ItemType.SOURCE,
+    "note": ItemType.NOTE,
+    "source_insight": ItemType.INSIGHT,
+}
+
+
+def requested_sources(request: ContextRequest) -> list[str]:
+    return list(dict.fromkeys([*request.source_ids, *request.config.sources]))
+
+
+def requested_notes(request: ContextRequest) -> list[str]:
+    return list(dict.fromkeys([*request.note_ids, *request.config.notes]))
+
+
+def level_of(request: ContextRequest, source_id: str) -> InclusionLevel:
+    """The configured level; a source that is not configured is included in full."""
+    return request.config.sources.get(source_id, InclusionLevel.FULL_CONTENT)
+
+
+def excluded(record_id: str, request: ContextRequest) -> Candidate:
+    """A record left out before fitting, as the manifest lists it."""
+    item_type = TYPE_OF_TABLE[table_of(record_id)]
+    return Candidate(record_id, item_type, "", "", type_weight=request.weight(item_type.value))
+
+
+def raise_if_nothing_found(request: ContextRequest, dropped: Sequence[Dropped], found: int) -> None:
+    """Raise when ids were asked for and not one of them exists (some unknown ones are only
+    reported)."""
+    requested = [*requested_sources(request), *requested_notes(request)]
+    missing = {one.candidate.id for one in dropped if one.reason is DropReason.NOT_FOUND}
+    if requested and found == 0 and all(one in missing for one in requested):
+        raise NotFoundError(requested[0], f"none of the requested ids exist: {requested}")
+
+
+class Searcher(Protocol):
+    """What a question's build needs from search."""
+
+    async def search(
+        self, query: str, *, notebook_id: str | None = ..., mode: SearchMode = ..., limit: int = ...
+    ) -> list[SearchHit]: ...

@@ -10,19 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Final
 
 from open_notebook.context._config import InclusionLevel
 from open_notebook.context._model import Candidate, Dropped, DropReason, ItemType
-from open_notebook.context._request import ContextRequest
-from open_notebook.ids import table_of
+from open_notebook.context._request import (
+    ContextRequest,
+    excluded,
+    level_of,
+    requested_notes,
+    requested_sources,
+)
 from open_notebook.store import Catalog, Requested, TextRecord
-
-TYPE_OF_TABLE: Final = {
-    "source": ItemType.SOURCE,
-    "note": ItemType.NOTE,
-    "source_insight": ItemType.INSIGHT,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,14 +32,6 @@ class ContextData:
     sources: Mapping[str, TextRecord] = field(default_factory=dict)
     insights: Mapping[str, Sequence[TextRecord]] = field(default_factory=dict)
     notes: Mapping[str, TextRecord] = field(default_factory=dict)
-
-
-def requested_sources(request: ContextRequest) -> list[str]:
-    return list(dict.fromkeys([*request.source_ids, *request.config.sources]))
-
-
-def requested_notes(request: ContextRequest) -> list[str]:
-    return list(dict.fromkeys([*request.note_ids, *request.config.notes]))
 
 
 def catalog_request(request: ContextRequest) -> Requested:
@@ -147,17 +137,6 @@ class _Gather:
             return self.exclude(note_id, DropReason.NOT_FOUND)
         self.add(found, ItemType.NOTE, pinned=pinned)
         return None
-
-
-def level_of(request: ContextRequest, source_id: str) -> InclusionLevel:
-    """The configured level; a source that is not configured is included in full."""
-    return request.config.sources.get(source_id, InclusionLevel.FULL_CONTENT)
-
-
-def excluded(record_id: str, request: ContextRequest) -> Candidate:
-    """A record left out before fitting, as the manifest lists it."""
-    item_type = TYPE_OF_TABLE[table_of(record_id)]
-    return Candidate(record_id, item_type, "", "", type_weight=request.weight(item_type.value))
 
 
 def gather_records(
