@@ -17,7 +17,7 @@ token counter is passed in and counts the text that will be sent.
 """
 
 from open_notebook.context._baseline import ChunkPacking, pack_chunks
-from open_notebook.context._build import build_context, useful_body_tokens
+from open_notebook.context._build import build_context
 from open_notebook.context._config import (
     ContextConfig,
     InclusionLevel,
@@ -49,6 +49,7 @@ from open_notebook.context._question.assemble import PassageAssembly, assemble_p
 from open_notebook.context._question.passages import Passage
 from open_notebook.context._question.value import RankedChunk
 from open_notebook.context._record.assemble import Assembly, assemble
+from open_notebook.context._record.build import useful_body_tokens
 from open_notebook.context._record.fit import FitParams, place_whole, shrink, stub_tokens
 from open_notebook.context._record.select import Selection, SelectOptions, select
 from open_notebook.context._render import RunText, render_block, render_document, render_passages

@@ -1,0 +1,142 @@
+"""A question's build: the hits and the records the request names become passages.
+
+The hits of search (or ``hits`` the caller already has) and the records the request names are
+offered as ranked chunks (:mod:`open_notebook.context._question.offer`); reads are the few records
+the hits and the request name. Their passages are chosen, rendered and counted by
+:mod:`open_notebook.context._question.assemble`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from open_notebook.context._config import InclusionLevel
+from open_notebook.context._model import Candidate, Dropped, DropReason
+from open_notebook.context._payload import ContextPayload, passage_payload
+from open_notebook.context._question.assemble import assemble_passages
+from open_notebook.context._question.choose import DEFAULT_FLOOR
+from open_notebook.context._question.offer import (
+    merge_offers,
+    offer_hits,
+    offer_records,
+    record_candidate,
+    stored_or_whole,
+)
+from open_notebook.context._request import (
+    ContextRequest,
+    Searcher,
+    excluded,
+    level_of,
+    raise_if_nothing_found,
+)
+from open_notebook.ids import table_of
+from open_notebook.search import SearchHit
+from open_notebook.store import Catalog, ChunkText, ContextReader, Requested, TextRecord
+from open_notebook.text import DEFAULT_LANGUAGE, query_terms
+
+Offered = tuple[Candidate, list[ChunkText], int | None]
+
+
+def _pinned_sources(request: ContextRequest) -> list[str]:
+    return [
+        one for one in request.source_ids if level_of(request, one) is InclusionLevel.FULL_CONTENT
+    ]
+
+
+async def question_build(
+    request: ContextRequest,
+    reader: ContextReader,
+    searcher: Searcher | None,
+    hits: Sequence[SearchHit] | None,
+) -> ContextPayload:
+    assert request.query is not None
+    if hits is None and searcher is not None:
+        hits = await searcher.search(
+            request.query, notebook_id=request.notebook_id, mode=request.mode, limit=request.limit
+        )
+    found_hits = list(hits or ())
+    pinned_notes = list(request.note_ids) if request.with_notes else []
+    wanted = Requested(
+        source_ids=_pinned_sources(request),
+        note_ids=[*pinned_notes, *(h.parent_id for h in found_hits if h.kind.value == "note")],
+        insight_ids=[h.parent_id for h in found_hits if table_of(h.parent_id) == "source_insight"],
+    )
+    # Without search, the question ranks the chunks of the notebook's records itself.
+    scan_notebook = hits is None and request.notebook_id is not None
+    notebook, explicit = await reader.catalogs(
+        request.notebook_id if scan_notebook else None, wanted
+    )
+    known = {one.id: one for one in (*explicit.sources, *explicit.notes, *explicit.insights_by_id)}
+    offer = offer_hits(found_hits, request, known)
+    dropped = list(offer.dropped)
+    pinned = [known[one] for one in [*wanted.source_ids, *pinned_notes] if one in known]
+    dropped += [
+        Dropped(excluded(one, request), DropReason.NOT_FOUND)
+        for one in [*wanted.source_ids, *pinned_notes]
+        if one not in known
+    ]
+    dropped += [
+        Dropped(excluded(one, request), DropReason.EXCLUDED_BY_CONFIG)
+        for one in request.source_ids
+        if one not in wanted.source_ids
+    ]
+    scanned = _scanned(notebook, request, {one.id for one in pinned}) if scan_notebook else []
+    stored = await reader.chunks([one.id for one in (*pinned, *scanned)])
+    terms = query_terms(request.query, _languages(found_hits, stored))
+    missing = [one.id for one in (*pinned, *scanned) if not stored.get(one.id)]
+    texts = await reader.texts(missing) if missing else {}
+
+    def with_chunks(records: Sequence[TextRecord], *, pinned: bool) -> list[Offered]:
+        return [
+            (
+                record_candidate(one, request, pinned=pinned),
+                stored_or_whole(one.id, stored, texts.get(one.id, "")),
+                one.chars,
+            )
+            for one in records
+        ]
+
+    items = [
+        (one, stored_or_whole(one.id, {}, one.content), len(one.content)) for one in request.items
+    ]
+    chunks = merge_offers(
+        offer.chunks,
+        offer_records([*with_chunks(pinned, pinned=True), *items], terms, per_record=True),
+        offer_records(
+            with_chunks(scanned, pinned=False), terms, per_record=False, limit=request.limit
+        ),
+    )
+    raise_if_nothing_found(request, dropped, len(chunks))
+    assembly = assemble_passages(
+        chunks,
+        terms,
+        counter=request.counter,
+        budget=request.max_tokens,
+        fmt=request.fmt,
+        type_weights=request.config.priority_weights,
+        near_threshold=request.near_threshold,
+        floor=max(DEFAULT_FLOOR, request.min_score or 0.0),
+        group_cap=request.per_source_cap,
+        pre_dropped=dropped,
+    )
+    return passage_payload(request, assembly)
+
+
+def _scanned(notebook: Catalog | None, request: ContextRequest, skip: set[str]) -> list[TextRecord]:
+    """The notebook's records a question without search ranks itself."""
+    if notebook is None:
+        return []
+    sources = [
+        one
+        for one in notebook.sources
+        if one.id not in skip and level_of(request, one.id) is InclusionLevel.FULL_CONTENT
+    ]
+    notes = [one for one in notebook.notes if one.id not in skip] if request.with_notes else []
+    return [*sources, *notes]
+
+
+def _languages(hits: Sequence[SearchHit], stored: Mapping[str, Sequence[ChunkText]]) -> list[str]:
+    """The languages the question is read in: those of the chunks it is matched against."""
+    found = [hit.language for hit in hits]
+    found += [one.language or DEFAULT_LANGUAGE for chunks in stored.values() for one in chunks]
+    return list(dict.fromkeys(found)) or [DEFAULT_LANGUAGE]

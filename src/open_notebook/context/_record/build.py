@@ -1,0 +1,60 @@
+"""A build without a question: the records the request and the notebook name, fitted to the budget.
+
+The catalogs are read first (what each record is, with its stored token count), the candidates
+gathered (:mod:`open_notebook.context._record.gather`), and their texts read only where they could
+enter (:mod:`open_notebook.context._record.reading`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from open_notebook.context._memo import ContextMemo
+from open_notebook.context._payload import ContextPayload, record_payload
+from open_notebook.context._record.fit import DEFAULT_MIN_BODY_TOKENS
+from open_notebook.context._record.gather import (
+    catalog_request,
+    context_data,
+    gather_records,
+    merge_repeats,
+)
+from open_notebook.context._record.reading import FitArgs, fit_reading_texts
+from open_notebook.context._request import ContextRequest, raise_if_nothing_found
+from open_notebook.store import STATS_ENCODING, ContextReader
+
+# A record cut to fit keeps at least this share of the budget (and no less than the fit's own
+# minimum, no more than a long paragraph): fewer records with useful text rather than many labels
+# with a few words each.
+USEFUL_SHARE: Final = 8
+MAX_USEFUL_BODY_TOKENS: Final = 128
+
+
+def useful_body_tokens(budget: int | None) -> int:
+    """The fewest tokens of text a record cut to fit keeps (see :data:`USEFUL_SHARE`)."""
+    if budget is None:
+        return DEFAULT_MIN_BODY_TOKENS
+    return max(DEFAULT_MIN_BODY_TOKENS, min(MAX_USEFUL_BODY_TOKENS, budget // USEFUL_SHARE))
+
+
+async def record_build(
+    request: ContextRequest, reader: ContextReader, memo: ContextMemo | None
+) -> ContextPayload:
+    notebook, explicit = await reader.catalogs(request.notebook_id, catalog_request(request))
+    stored = request.counter.name == STATS_ENCODING
+    data = context_data(notebook, explicit, request, stored_counts=stored)
+    gathered, dropped = gather_records(request, data)
+    candidates = merge_repeats([*gathered, *request.items])
+    raise_if_nothing_found(request, dropped, len(candidates))
+    budget = request.max_tokens
+    args = FitArgs(
+        counter=request.counter,
+        budget=budget,
+        fmt=request.fmt,
+        per_group_cap=request.per_source_cap,
+        min_score=request.min_score,
+        near_threshold=request.near_threshold,
+        min_body_tokens=useful_body_tokens(budget),
+        memo=memo,
+    )
+    assembly = await fit_reading_texts(candidates, dropped, args, reader.texts)
+    return record_payload(request, assembly)
