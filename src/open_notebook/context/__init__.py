@@ -44,12 +44,11 @@ from open_notebook.context._model import (
     prioritize,
     sort_key,
 )
-from open_notebook.context._payload import ContextPayload, RecordEntry, passage_dict, record_payload
+from open_notebook.context._payload import ContextPayload, Passage, RecordEntry, passage_dict
 from open_notebook.context._question.assemble import PassageAssembly, assemble_passages
-from open_notebook.context._question.passages import Passage
 from open_notebook.context._question.value import RankedChunk
 from open_notebook.context._record.assemble import Assembly, assemble
-from open_notebook.context._record.build import useful_body_tokens
+from open_notebook.context._record.build import record_payload, useful_body_tokens
 from open_notebook.context._record.fit import FitParams, place_whole, shrink, stub_tokens
 from open_notebook.context._record.select import Selection, SelectOptions, select
 from open_notebook.context._render import RunText, render_block, render_document, render_passages

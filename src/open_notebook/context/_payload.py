@@ -15,11 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from open_notebook.context._model import ItemType, Placed
-from open_notebook.context._question.assemble import PassageAssembly
-from open_notebook.context._question.passages import Passage, RecordBlock
-from open_notebook.context._record.assemble import Assembly
-from open_notebook.context._render import PASSAGE_GAP_MARKDOWN
+from open_notebook.context._model import Candidate, ItemType
 from open_notebook.context._request import ContextRequest
 
 _GROUPS = {ItemType.SOURCE: "sources", ItemType.INSIGHT: "insights", ItemType.NOTE: "notes"}
@@ -137,70 +133,30 @@ class ContextPayload:
         return response
 
 
-def _placed_entry(placed: Placed) -> RecordEntry:
-    candidate = placed.candidate
-    return RecordEntry(
-        id=candidate.id,
-        type=candidate.type,
-        title=candidate.title,
-        content=placed.body,
-        parent_id=candidate.parent_id,
-        token_count=placed.tokens,
-        original_token_count=placed.tokens_original,
-        truncated=placed.truncated,
-        duplicates=candidate.duplicates,
-        priority=candidate.priority,
-        relevance=candidate.relevance,
-    )
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A contiguous span of one record's text in the context.
 
+    ``text`` is ``record text[char_start:char_end]``; ``handle`` (``source:KEY#c12``) cites it:
+    the record and the ord of the chunk it starts in (``chunk_id``), with ``.2``, ``.3`` added
+    when more than one passage starts in that chunk. ``relevance`` is the value of its best
+    sentence over the best candidate's (0..1); ``tokens`` what it costs as rendered (handle
+    included); ``chunk_ids`` every offered chunk it holds text of.
+    """
 
-def _block_entry(block: RecordBlock) -> RecordEntry:
-    record = block.record
-    parts: list[str] = []
-    for passage in block.passages:
-        if passage.gap_before:
-            parts.append(PASSAGE_GAP_MARKDOWN)
-        parts.append(passage.text)
-    return RecordEntry(
-        id=record.id,
-        type=record.type,
-        title=record.title,
-        content="\n".join(parts),
-        parent_id=record.parent_id,
-        token_count=block.tokens,
-        original_token_count=None,
-        truncated=not block.whole,
-        duplicates=(),
-        priority=record.type_weight * block.relevance,
-        relevance=block.relevance,
-        handles=tuple(passage.handle for passage in block.passages),
-    )
+    handle: str
+    record: Candidate
+    chunk_id: str | None
+    ord: int
+    char_start: int
+    char_end: int
+    text: str
+    relevance: float
+    tokens: int
+    chunk_ids: tuple[str, ...]
+    gap_before: bool = False
+    cut: bool = False
 
-
-def record_payload(request: ContextRequest, assembly: Assembly) -> ContextPayload:
-    """The payload of a build without a question."""
-    return ContextPayload(
-        request=request,
-        rendered=assembly.rendered,
-        total_tokens=assembly.total_tokens,
-        records=tuple(_placed_entry(one) for one in assembly.placed),
-        passages=(),
-        manifest=assembly.manifest,
-        content_hash=assembly.content_hash,
-        dropped_count=len(assembly.dropped),
-    )
-
-
-def passage_payload(request: ContextRequest, assembly: PassageAssembly) -> ContextPayload:
-    """The payload of a question's build."""
-    return ContextPayload(
-        request=request,
-        rendered=assembly.rendered,
-        total_tokens=assembly.total_tokens,
-        records=tuple(_block_entry(block) for block in assembly.blocks),
-        passages=assembly.passages,
-        manifest=assembly.manifest,
-        content_hash=assembly.content_hash,
-        dropped_count=len(assembly.manifest["dropped"]),
-        stopped=assembly.stopped.value,
-    )
+    @property
+    def local_handle(self) -> str:
+        return self.handle[len(self.record.id) :]

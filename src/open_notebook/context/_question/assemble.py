@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from open_notebook.context._model import Candidate, Dropped, RenderFormat
+from open_notebook.context._payload import Passage
 from open_notebook.context._question.choose import (
     DEFAULT_FLOOR,
     Costs,
@@ -28,7 +29,7 @@ from open_notebook.context._question.choose import (
     record_lifts,
 )
 from open_notebook.context._question.manifest import manifest_hash, passage_manifest
-from open_notebook.context._question.passages import Passage, RecordBlock, blocks_of, labelled
+from open_notebook.context._question.passages import RecordBlock, blocks_of, labelled
 from open_notebook.context._question.value import RankedChunk, Unit, units_of
 from open_notebook.context._render import SEPARATOR, inert_text, passage_parts, record_frame
 from open_notebook.errors import BudgetTooSmallError

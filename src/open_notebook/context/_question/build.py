@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 
 from open_notebook.context._config import InclusionLevel
 from open_notebook.context._model import Candidate, Dropped, DropReason
-from open_notebook.context._payload import ContextPayload, passage_payload
-from open_notebook.context._question.assemble import assemble_passages
+from open_notebook.context._payload import ContextPayload, RecordEntry
+from open_notebook.context._question.assemble import PassageAssembly, assemble_passages
 from open_notebook.context._question.choose import DEFAULT_FLOOR
 from open_notebook.context._question.offer import (
     merge_offers,
@@ -22,6 +22,8 @@ from open_notebook.context._question.offer import (
     record_candidate,
     stored_or_whole,
 )
+from open_notebook.context._question.passages import RecordBlock
+from open_notebook.context._render import PASSAGE_GAP_MARKDOWN
 from open_notebook.context._request import (
     ContextRequest,
     Searcher,
@@ -140,3 +142,41 @@ def _languages(hits: Sequence[SearchHit], stored: Mapping[str, Sequence[ChunkTex
     found = [hit.language for hit in hits]
     found += [one.language or DEFAULT_LANGUAGE for chunks in stored.values() for one in chunks]
     return list(dict.fromkeys(found)) or [DEFAULT_LANGUAGE]
+
+
+def _block_entry(block: RecordBlock) -> RecordEntry:
+    record = block.record
+    parts: list[str] = []
+    for passage in block.passages:
+        if passage.gap_before:
+            parts.append(PASSAGE_GAP_MARKDOWN)
+        parts.append(passage.text)
+    return RecordEntry(
+        id=record.id,
+        type=record.type,
+        title=record.title,
+        content="\n".join(parts),
+        parent_id=record.parent_id,
+        token_count=block.tokens,
+        original_token_count=None,
+        truncated=not block.whole,
+        duplicates=(),
+        priority=record.type_weight * block.relevance,
+        relevance=block.relevance,
+        handles=tuple(passage.handle for passage in block.passages),
+    )
+
+
+def passage_payload(request: ContextRequest, assembly: PassageAssembly) -> ContextPayload:
+    """The payload of a question's build."""
+    return ContextPayload(
+        request=request,
+        rendered=assembly.rendered,
+        total_tokens=assembly.total_tokens,
+        records=tuple(_block_entry(block) for block in assembly.blocks),
+        passages=assembly.passages,
+        manifest=assembly.manifest,
+        content_hash=assembly.content_hash,
+        dropped_count=len(assembly.manifest["dropped"]),
+        stopped=assembly.stopped.value,
+    )

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from open_notebook.context._model import Candidate, Dropped
+from open_notebook.context._payload import Passage
 from open_notebook.context._question.choose import Picked, Reason
-from open_notebook.context._question.passages import Passage, RecordBlock
+from open_notebook.context._question.passages import RecordBlock
 from open_notebook.context._question.value import RankedChunk, Unit
 
 

@@ -12,38 +12,10 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from open_notebook.context._model import Candidate, RenderFormat
+from open_notebook.context._payload import Passage
 from open_notebook.context._question.value import Unit
 from open_notebook.context._render import RunText, inert_text, passage_parts, render_passages
 from open_notebook.tokens import TokenCounter
-
-
-@dataclass(frozen=True, slots=True)
-class Passage:
-    """A contiguous span of one record's text in the context.
-
-    ``text`` is ``record text[char_start:char_end]``; ``handle`` (``source:KEY#c12``) cites it:
-    the record and the ord of the chunk it starts in (``chunk_id``), with ``.2``, ``.3`` added
-    when more than one passage starts in that chunk. ``relevance`` is the value of its best
-    sentence over the best candidate's (0..1); ``tokens`` what it costs as rendered (handle
-    included); ``chunk_ids`` every offered chunk it holds text of.
-    """
-
-    handle: str
-    record: Candidate
-    chunk_id: str | None
-    ord: int
-    char_start: int
-    char_end: int
-    text: str
-    relevance: float
-    tokens: int
-    chunk_ids: tuple[str, ...]
-    gap_before: bool = False
-    cut: bool = False
-
-    @property
-    def local_handle(self) -> str:
-        return self.handle[len(self.record.id) :]
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Final
 
 from open_notebook.context._memo import ContextMemo
-from open_notebook.context._payload import ContextPayload, record_payload
+from open_notebook.context._model import Placed
+from open_notebook.context._payload import ContextPayload, RecordEntry
+from open_notebook.context._record.assemble import Assembly
 from open_notebook.context._record.fit import DEFAULT_MIN_BODY_TOKENS
 from open_notebook.context._record.gather import (
     catalog_request,
@@ -58,3 +60,34 @@ async def record_build(
     )
     assembly = await fit_reading_texts(candidates, dropped, args, reader.texts)
     return record_payload(request, assembly)
+
+
+def _placed_entry(placed: Placed) -> RecordEntry:
+    candidate = placed.candidate
+    return RecordEntry(
+        id=candidate.id,
+        type=candidate.type,
+        title=candidate.title,
+        content=placed.body,
+        parent_id=candidate.parent_id,
+        token_count=placed.tokens,
+        original_token_count=placed.tokens_original,
+        truncated=placed.truncated,
+        duplicates=candidate.duplicates,
+        priority=candidate.priority,
+        relevance=candidate.relevance,
+    )
+
+
+def record_payload(request: ContextRequest, assembly: Assembly) -> ContextPayload:
+    """The payload of a build without a question."""
+    return ContextPayload(
+        request=request,
+        rendered=assembly.rendered,
+        total_tokens=assembly.total_tokens,
+        records=tuple(_placed_entry(one) for one in assembly.placed),
+        passages=(),
+        manifest=assembly.manifest,
+        content_hash=assembly.content_hash,
+        dropped_count=len(assembly.dropped),
+    )
