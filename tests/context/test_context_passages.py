@@ -14,7 +14,8 @@ from open_notebook.context import (
     assemble_passages,
     pack_chunks,
 )
-from open_notebook.context._question.value import one_edit_apart, units_of
+from open_notebook.context._question.sentences import one_edit_apart
+from open_notebook.context._question.value import units_of
 from open_notebook.search import query_terms
 from open_notebook.segment import sentences
 from open_notebook.tokens import BpeTokenCounter

@@ -46,7 +46,7 @@ from open_notebook.context._model import (
 )
 from open_notebook.context._payload import ContextPayload, Passage, RecordEntry, passage_dict
 from open_notebook.context._question.assemble import PassageAssembly, assemble_passages
-from open_notebook.context._question.value import RankedChunk
+from open_notebook.context._question.sentences import RankedChunk
 from open_notebook.context._record.assemble import Assembly, assemble
 from open_notebook.context._record.build import record_payload, useful_body_tokens
 from open_notebook.context._record.fit import FitParams, place_whole, shrink, stub_tokens

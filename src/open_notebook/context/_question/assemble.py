@@ -30,7 +30,8 @@ from open_notebook.context._question.choose import (
 )
 from open_notebook.context._question.manifest import manifest_hash, passage_manifest
 from open_notebook.context._question.passages import RecordBlock, blocks_of, labelled
-from open_notebook.context._question.value import RankedChunk, Unit, units_of
+from open_notebook.context._question.sentences import RankedChunk
+from open_notebook.context._question.value import Unit, units_of
 from open_notebook.context._render import SEPARATOR, inert_text, passage_parts, record_frame
 from open_notebook.errors import BudgetTooSmallError
 from open_notebook.tokens import TokenCounter

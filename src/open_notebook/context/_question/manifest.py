@@ -17,7 +17,8 @@ from open_notebook.context._model import Candidate, Dropped
 from open_notebook.context._payload import Passage
 from open_notebook.context._question.choose import Picked, Reason
 from open_notebook.context._question.passages import RecordBlock
-from open_notebook.context._question.value import RankedChunk, Unit
+from open_notebook.context._question.sentences import RankedChunk
+from open_notebook.context._question.value import Unit
 
 
 def _chunk_key(chunk: RankedChunk) -> str:

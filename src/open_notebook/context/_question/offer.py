@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from open_notebook.context._config import InclusionLevel
 from open_notebook.context._model import Candidate, Dropped, DropReason, ItemType
-from open_notebook.context._question.value import RankedChunk, term_scores
+from open_notebook.context._question.sentences import RankedChunk, term_scores
 from open_notebook.context._request import TYPE_OF_TABLE, ContextRequest, excluded, level_of
 from open_notebook.ids import table_of
 from open_notebook.search import SearchHit

@@ -1,9 +1,7 @@
 """The candidates of a question's context: the sentences of the offered chunks, each with a value.
 
-The chunks offered are search hits (and, for records asked for by id, their chunks ranked by the
-question's terms), each with a rank, 1 being the best. A chunk's sentences are the units a context
-is made of: overlapping chunks share their sentences (the overlap is one unit, never sent twice),
-and a note or insight whose chunk is its whole text is one unit (it goes in whole or not at all).
+The sentences (:mod:`open_notebook.context._question.sentences`) are the units a context is made
+of; each comes with the question's terms it holds.
 
 A unit's value estimates how likely it is to hold what the question asks for:
 
@@ -40,12 +38,6 @@ A unit's value estimates how likely it is to hold what the question asks for:
   centred on half the question, a sentence of typical coverage keeps the value its chunk gives it
   next to the record coverage of :mod:`open_notebook.context._question.choose`.
 
-A question's term matches a word of a sentence whose stem is one edit away from it (a letter
-added, dropped, changed, or two swapped), when both stems have five letters or more and share
-their first three: the stemmer keeps apart what a reader takes for one word (Buddhist and
-Buddhism, Australia and Australian) and a question's typo ("depedent") would match nothing.
-Search keeps exact terms; only the choice of sentences within what search found is lenient.
-
 ``value = type weight x max over its chunks (prior x share x exp(coverage - 1/2))``. Expected
 evidence per token is then ``value / tokens``, which :mod:`open_notebook.context._question.choose`
 maximizes within the budget.
@@ -66,40 +58,19 @@ from dataclasses import dataclass
 from typing import Final
 
 from open_notebook.context._model import Candidate
-from open_notebook.segment import sentences
-from open_notebook.text import DEFAULT_LANGUAGE, term_sequences
+from open_notebook.context._question.sentences import (
+    Draft,
+    RankedChunk,
+    analyze_terms,
+    drafts_of,
+    idf_of,
+)
 
 # Half of a chunk's relevance follows its sentences' sizes, half the question's terms in them:
 # neither signal is trusted over the other.
 SIZE_SHARE: Final = 0.5
 # The coverage at which a sentence keeps its chunk's share (see the module docstring).
 COVERAGE_PIVOT: Final = 0.5
-# Stems this long or longer match a question term one edit away sharing this many first letters.
-_VARIANT_MIN_LETTERS: Final = 5
-_VARIANT_PREFIX: Final = 3
-
-
-@dataclass(frozen=True, slots=True)
-class RankedChunk:
-    """A chunk offered to a question's context.
-
-    ``text`` is ``record text[start:end]``; ``rank`` is its place among the offered chunks (1 is
-    the best); ``whole`` marks a chunk that is all of a short record's text (a note or insight),
-    offered as one unit. ``chunk_id`` is ``None`` for a record stored without chunks.
-    """
-
-    record: Candidate
-    chunk_id: str | None
-    ord: int
-    start: int
-    end: int
-    text: str
-    rank: int
-    whole: bool = False
-    # The search's score (``None`` when search did not rank it): how far below the best it is.
-    score: float | None = None
-    # The language its text is read in (the stored chunk's; see open_notebook.text).
-    language: str = DEFAULT_LANGUAGE
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,166 +96,6 @@ class Unit:
     worth: float = 0.0
 
 
-@dataclass(slots=True)
-class _Segment:
-    """Contiguous text of one record covered by overlapping offered chunks."""
-
-    start: int
-    end: int
-    text: str
-    chunks: list[RankedChunk]
-
-
-def _segments(chunks: Sequence[RankedChunk]) -> list[_Segment]:
-    """The chunks of one record merged where they overlap or touch, in text order."""
-    merged: list[_Segment] = []
-    for chunk in sorted(chunks, key=lambda one: (one.start, one.end, one.ord)):
-        last = merged[-1] if merged else None
-        if last is not None and chunk.start <= last.end:
-            if chunk.end > last.end:
-                last.text += chunk.text[last.end - chunk.start :]
-                last.end = chunk.end
-            last.chunks.append(chunk)
-        else:
-            merged.append(_Segment(chunk.start, chunk.end, chunk.text, [chunk]))
-    return merged
-
-
-def _spans(segment: _Segment) -> list[tuple[int, int]]:
-    return [(segment.start + a, segment.start + b) for a, b in sentences(segment.text)]
-
-
-@dataclass(slots=True)
-class _Draft:
-    record: Candidate
-    start: int
-    end: int
-    text: str
-    chunks: list[RankedChunk]
-    segment: int
-    whole: bool
-    before: str = ""
-    terms: frozenset[str] = frozenset()
-    phrases: frozenset[tuple[str, str]] = frozenset()
-
-
-def _drafts(chunks: Sequence[RankedChunk]) -> list[_Draft]:
-    """Units without values, every record's in text order (records in order of best rank)."""
-    by_record: dict[str, list[RankedChunk]] = {}
-    for chunk in sorted(chunks, key=lambda one: one.rank):
-        by_record.setdefault(chunk.record.id, []).append(chunk)
-    drafts: list[_Draft] = []
-    segment_number = 0
-    for record_chunks in by_record.values():
-        whole = [one for one in record_chunks if one.whole]
-        if whole:
-            best = whole[0]
-            text = best.text.strip()
-            if text:
-                drafts.append(_Draft(best.record, best.start, best.end, text, whole, 0, True))
-            continue
-        for segment in _segments(record_chunks):
-            segment_number += 1
-            previous = segment.start
-            for start, end in _spans(segment):
-                holding = [one for one in segment.chunks if one.start < end and start < one.end]
-                offset = segment.start
-                drafts.append(
-                    _Draft(
-                        segment.chunks[0].record,
-                        start,
-                        end,
-                        segment.text[start - offset : end - offset],
-                        holding,
-                        segment_number,
-                        False,
-                        segment.text[previous - offset : start - offset],
-                    )
-                )
-                previous = end
-    return drafts
-
-
-def _term_sequences(
-    texts: Sequence[str], languages: Sequence[str] | None = None
-) -> tuple[list[list[str]], set[str]]:
-    """Each text's terms in order, read in its language, and every distinct term."""
-    return term_sequences(texts, languages)
-
-
-def term_scores(
-    texts: Sequence[str], question: Iterable[str], languages: Sequence[str] | None = None
-) -> list[float]:
-    """Each text's sum of the idf of the question's terms it holds (idf among ``texts``): how a
-    record's chunks are ranked when no search ranked them."""
-    terms = frozenset(question)
-    sequences, _ = _term_sequences(texts, languages)
-    held = [terms.intersection(sequence) for sequence in sequences]
-    idf = _idf(held, terms)
-    return [sum(idf.get(term, 0.0) for term in found) for found in held]
-
-
-def _analyze(drafts: list[_Draft], question: Sequence[str]) -> None:
-    """Each draft's question terms and phrases, a term's variants read as the term."""
-    terms = frozenset(question)
-    pairs = frozenset(zip(question, question[1:], strict=False))
-    sequences, distinct = _term_sequences(
-        [draft.text for draft in drafts],
-        [draft.chunks[0].language if draft.chunks else DEFAULT_LANGUAGE for draft in drafts],
-    )
-    variants = _variants(distinct, terms)
-    for draft, found in zip(drafts, sequences, strict=True):
-        sequence = [variants.get(term, term) for term in found]
-        draft.terms = terms.intersection(sequence)
-        draft.phrases = pairs.intersection(zip(sequence, sequence[1:], strict=False))
-
-
-def _variants(found: Iterable[str], question: frozenset[str]) -> dict[str, str]:
-    """Each found stem that is a variant of a question's term (see the module docstring),
-    mapped onto that term."""
-    by_prefix: dict[str, list[str]] = {}
-    for term in sorted(question):
-        if len(term) >= _VARIANT_MIN_LETTERS:
-            by_prefix.setdefault(term[:_VARIANT_PREFIX], []).append(term)
-    variants: dict[str, str] = {}
-    for stem in found:
-        if len(stem) < _VARIANT_MIN_LETTERS or stem in question:
-            continue
-        for term in by_prefix.get(stem[:_VARIANT_PREFIX], ()):
-            if one_edit_apart(stem, term):
-                variants[stem] = term
-                break
-    return variants
-
-
-def one_edit_apart(one: str, two: str) -> bool:
-    """Whether two different words differ by one letter added, dropped or changed, or by two
-    neighbouring letters swapped."""
-    if one == two or abs(len(one) - len(two)) > 1:
-        return False
-    if len(one) > len(two):
-        one, two = two, one
-    same = 0
-    while same < len(one) and one[same] == two[same]:
-        same += 1
-    if len(one) < len(two):
-        return one[same:] == two[same + 1 :]
-    changed = one[same + 1 :] == two[same + 1 :]
-    swapped = (
-        one[same : same + 2] == two[same : same + 2][::-1] and one[same + 2 :] == two[same + 2 :]
-    )
-    return changed or swapped
-
-
-def _idf(held: Sequence[frozenset[str]], question: frozenset[str]) -> dict[str, float]:
-    found = dict.fromkeys(question, 0)
-    for terms in held:
-        for term in terms:
-            found[term] += 1
-    count = len(held)
-    return {term: math.log1p(count / df) for term, df in found.items() if df}
-
-
 def units_of(
     chunks: Sequence[RankedChunk], question: Iterable[str], *, type_weights: dict[str, float]
 ) -> list[Unit]:
@@ -293,10 +104,10 @@ def units_of(
     ``question`` holds the question's terms (:func:`open_notebook.search.query_terms`);
     ``type_weights`` the weight of each item type by its name, scaled so the largest is 1.
     """
-    drafts = _drafts(chunks)
+    drafts = drafts_of(chunks)
     ordered = tuple(question)
-    _analyze(drafts, ordered)
-    idf = _idf([draft.terms for draft in drafts], frozenset(ordered))
+    analyze_terms(drafts, ordered)
+    idf = idf_of([draft.terms for draft in drafts], frozenset(ordered))
     matched = [_matched(draft, idf) for draft in drafts]
     # What each chunk holds: its units' sizes and term weights, to spread its relevance.
     sizes: dict[int, float] = {}
@@ -341,7 +152,7 @@ def units_of(
     return units
 
 
-def _matched(draft: _Draft, idf: Mapping[str, float]) -> float:
+def _matched(draft: Draft, idf: Mapping[str, float]) -> float:
     """The idf of the question's terms a unit holds, a phrase counted as one more term."""
     terms = sum(idf.get(term, 0.0) for term in draft.terms)
     phrases = sum(idf.get(one, 0.0) + idf.get(two, 0.0) for one, two in draft.phrases) / 2
