@@ -23,13 +23,13 @@ from open_notebook.context._question.choose import (
     Picked,
     Reason,
     Stop,
-    Wording,
     evidence_gain,
     pick,
     record_lifts,
 )
 from open_notebook.context._question.manifest import manifest_hash, passage_manifest
 from open_notebook.context._question.passages import RecordBlock, blocks_of, labelled
+from open_notebook.context._question.repeats import Wording
 from open_notebook.context._question.sentences import RankedChunk
 from open_notebook.context._question.value import Unit, units_of
 from open_notebook.context._render import SEPARATOR, inert_text, passage_parts, record_frame

@@ -31,13 +31,13 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
 from open_notebook.context._model import Candidate
+from open_notebook.context._question.repeats import Seen, Wording, in_label
 from open_notebook.context._question.value import Unit
-from open_notebook.context._text import SHINGLE_WORDS, normalized_words
 
 # Units worth less than this share of the best unit's value are not offered room.
 DEFAULT_FLOOR: Final = 1 / 64
@@ -90,71 +90,6 @@ class Picked:
     tokens: tuple[int, ...] = ()
 
 
-class Wording:
-    """Each unit's normalized words, exact key and word shingles, worked out once per build
-    (a build offers the same units to several selections)."""
-
-    def __init__(self, units: Sequence[Unit]) -> None:
-        self._units = units
-        self._words: dict[int, list[str]] = {}
-        self._keys: dict[int, str] = {}
-        self._grams: dict[int, frozenset[tuple[str, ...]]] = {}
-
-    def words(self, index: int) -> list[str]:
-        found = self._words.get(index)
-        if found is None:
-            found = self._words[index] = normalized_words(self._units[index].text)
-        return found
-
-    def key(self, index: int) -> str:
-        found = self._keys.get(index)
-        if found is None:
-            found = self._keys[index] = " ".join(self.words(index))
-        return found
-
-    def grams(self, index: int) -> frozenset[tuple[str, ...]]:
-        """Word n-grams (:data:`SHINGLE_WORDS`), compared as they are: no hashing needed."""
-        found = self._grams.get(index)
-        if found is None:
-            words = self.words(index)
-            if len(words) < SHINGLE_WORDS:
-                found = frozenset([tuple(words)]) if words else frozenset()
-            else:
-                found = frozenset(zip(*(words[at:] for at in range(SHINGLE_WORDS)), strict=False))
-            self._grams[index] = found
-        return found
-
-
-@dataclass(slots=True)
-class _Seen:
-    """Units chosen so far, to tell repeats."""
-
-    threshold: float | None
-    wording: Wording
-    exact: dict[str, int] = field(default_factory=dict)
-    near: list[tuple[frozenset[tuple[str, ...]], int]] = field(default_factory=list)
-
-    def repeat_of(self, index: int) -> int | None:
-        found = self.exact.get(self.wording.key(index))
-        if found is not None or self.threshold is None or self.threshold > 1.0:
-            return found
-        mine = self.wording.grams(index)
-        size = len(mine)
-        for theirs, chosen in self.near:
-            # Sets whose sizes differ more than the threshold allows cannot be that similar.
-            if min(size, len(theirs)) < self.threshold * max(size, len(theirs)):
-                continue
-            common = len(mine & theirs)
-            if common and common / (size + len(theirs) - common) >= self.threshold:
-                return chosen
-        return None
-
-    def add(self, index: int) -> None:
-        self.exact.setdefault(self.wording.key(index), index)
-        if self.threshold is not None and self.threshold <= 1.0:
-            self.near.append((self.wording.grams(index), index))
-
-
 class _Layout:
     """Who is next to whom: units of one record in text order, contiguous within a segment."""
 
@@ -196,7 +131,7 @@ def pick(
     picked: set[int] = set()
     started: set[str] = set()
     wording = wording or Wording(units)
-    seen = _Seen(near_threshold, wording)
+    seen = Seen(near_threshold, wording)
     tokens = [costs.unit(unit) for unit in units]
 
     def gain(index: int) -> float:
@@ -229,7 +164,7 @@ def pick(
     for index, unit in enumerate(units):
         if unit.value < floor * best or unit.value <= 0:
             left_out[index] = Reason.LOW_RELEVANCE
-        elif _in_label(wording.words(index), costs.title(unit.record)):
+        elif in_label(wording.words(index), costs.title(unit.record)):
             # The record's label shows it already (a text that starts with its own title).
             left_out[index] = Reason.DUPLICATE_OF
             duplicate_of[index] = index
@@ -326,12 +261,6 @@ def record_lifts(units: Sequence[Unit], wording: Wording) -> dict[str, float]:
         for record, unit in best.items()
         if unit.value > 0
     }
-
-
-def _in_label(words: list[str], title: str) -> bool:
-    """Every word of the unit is in the title its record's label shows."""
-    found = set(words)
-    return bool(found) and found <= set(normalized_words(title))
 
 
 def _stop(left_out: dict[int, Reason]) -> Stop:
