@@ -27,6 +27,7 @@ from open_notebook.context._question.choose import (
     pick,
     record_lifts,
 )
+from open_notebook.context._question.cut import best_index, cut_best, cut_first_fitting
 from open_notebook.context._question.manifest import manifest_hash, passage_manifest
 from open_notebook.context._question.passages import RecordBlock, blocks_of, labelled
 from open_notebook.context._question.repeats import Wording
@@ -36,8 +37,6 @@ from open_notebook.context._render import SEPARATOR, inert_text, passage_parts, 
 from open_notebook.errors import BudgetTooSmallError
 from open_notebook.tokens import TokenCounter
 
-# A passage cut to fit the room of a tiny budget keeps at least this many tokens of text.
-_MIN_CUT_TOKENS: Final = 4
 # Selections made in all: the first, then again with the room the first left (see below).
 _REFILLS: Final = 3
 _MIN_SLACK: Final = 8
@@ -119,11 +118,11 @@ def assemble_passages(
     units = units_of(chunks, question_terms, type_weights=_scaled(type_weights))
     costs = _costs(counter, fmt)
     best = max((unit.value for unit in units), default=0.0)
-    if budget is not None and units and _alone(units[_best_index(units)], costs) > budget:
+    if budget is not None and units and _alone(units[best_index(units)], costs) > budget:
         # The best unit does not fit even alone: it is cut to fit rather than give its place to
         # a less relevant one that happens to be shorter (unless not even its label fits).
         with contextlib.suppress(BudgetTooSmallError):
-            cut = _cut_best(units, best, counter, fmt, budget)
+            cut = cut_best(units, best, counter, fmt, budget)
             return _assembled(chunks, units, best, pre_dropped, *cut)
     wording = Wording(units)
     lifts = record_lifts(units, wording)
@@ -167,7 +166,7 @@ def assemble_passages(
         # The selection charges costs a little high, so a budget within a few tokens of the
         # cheapest passage can leave it empty: the units are cut to fit, best first, and the
         # error comes only when not one of them fits with a few words.
-        cut = _cut_first_fitting(units, best, counter, fmt, budget)
+        cut = cut_first_fitting(units, best, counter, fmt, budget)
         return _assembled(chunks, units, best, pre_dropped, *cut)
     return _assembled(
         chunks,
@@ -253,65 +252,3 @@ def _assembled(
 def _scaled(weights: Mapping[str, float]) -> dict[str, float]:
     top = max(weights.values(), default=0.0)
     return {name: (weight / top if top > 0 else 1.0) for name, weight in weights.items()}
-
-
-def _best_index(units: Sequence[Unit]) -> int:
-    return max(range(len(units)), key=lambda index: (units[index].value, -index))
-
-
-def _cut_first_fitting(
-    units: Sequence[Unit], best: float, counter: TokenCounter, fmt: RenderFormat, budget: int
-) -> tuple[list[RecordBlock], str, int, Picked]:
-    """The most valuable unit that, cut, fits the budget with a few words.
-
-    Raises:
-        BudgetTooSmallError: no unit does (the error names the best unit's label cost).
-    """
-    by_value = sorted(range(len(units)), key=lambda index: (-units[index].value, index))
-    first_error: BudgetTooSmallError | None = None
-    for index in by_value:
-        try:
-            return _cut_best(units, best, counter, fmt, budget, index=index)
-        except BudgetTooSmallError as error:
-            first_error = first_error or error
-    assert first_error is not None
-    raise first_error
-
-
-def _cut_best(
-    units: Sequence[Unit],
-    best: float,
-    counter: TokenCounter,
-    fmt: RenderFormat,
-    budget: int,
-    *,
-    index: int | None = None,
-) -> tuple[list[RecordBlock], str, int, Picked]:
-    """A unit (the best unless ``index`` names one) cut to fit a budget that holds no whole unit
-    (or not the best one)."""
-    index = _best_index(units) if index is None else index
-    unit = units[index]
-    empty = blocks_of(units, [index], best, counter, fmt, cut_text="")[0]
-    room = budget - empty.tokens
-    if room < _MIN_CUT_TOKENS:
-        raise BudgetTooSmallError(
-            f"a budget of {budget} tokens cannot hold even a few words of one passage "
-            f"({empty.tokens} tokens before any text); give a larger max_tokens",
-            field="max_tokens",
-        )
-    text = counter.truncate(unit.text, room).rstrip()
-    while True:
-        blocks = blocks_of(units, [index], best, counter, fmt, cut_text=text)
-        rendered = blocks[0].block
-        total = counter.count(rendered)
-        if total <= budget or not text:
-            break
-        text = counter.truncate(text, counter.count(text) - (total - budget)).rstrip()
-    if not text:
-        raise BudgetTooSmallError(
-            f"a budget of {budget} tokens cannot hold even a few words of one passage; "
-            "give a larger max_tokens",
-            field="max_tokens",
-        )
-    others = {other: Reason.BUDGET for other in range(len(units)) if other != index}
-    return blocks, rendered, total, Picked((index,), others, {}, Stop.BUDGET)
