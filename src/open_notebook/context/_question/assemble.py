@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from open_notebook.context._manifest import content_hash
 from open_notebook.context._model import Candidate, Dropped, RenderFormat
 from open_notebook.context._payload import Passage
 from open_notebook.context._question.choose import (
@@ -28,7 +29,7 @@ from open_notebook.context._question.choose import (
     record_lifts,
 )
 from open_notebook.context._question.cut import best_index, cut_best, cut_first_fitting
-from open_notebook.context._question.manifest import manifest_hash, passage_manifest
+from open_notebook.context._question.manifest import passage_manifest
 from open_notebook.context._question.passages import RecordBlock, blocks_of, labelled
 from open_notebook.context._question.repeats import Wording
 from open_notebook.context._question.sentences import RankedChunk
@@ -245,7 +246,7 @@ def _assembled(
     manifest = passage_manifest(chunks, units, blocks, picked, best, pre_dropped)
     manifest["stopped"] = picked.stopped.value
     return PassageAssembly(
-        rendered, total, tuple(blocks), manifest, manifest_hash(rendered, manifest), picked.stopped
+        rendered, total, tuple(blocks), manifest, content_hash(rendered, manifest), picked.stopped
     )
 
 

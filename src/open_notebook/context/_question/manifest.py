@@ -8,8 +8,6 @@ far below the best, else a repeat), and the tokens its units would have cost.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -149,10 +147,3 @@ def _record_dropped(dropped: Dropped) -> dict[str, Any]:
         "duplicates": [],
         "reason": dropped.reason_text,
     }
-
-
-def manifest_hash(rendered: str, manifest: dict[str, Any]) -> str:
-    digest = hashlib.sha256(rendered.encode("utf-8"))
-    digest.update(b"\x00")
-    digest.update(json.dumps(manifest, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
-    return digest.hexdigest()
