@@ -460,3 +460,76 @@ def test_the_cache_check_finds_every_kind_it_names() -> None:
 def test_process_state_is_read_only_by_the_seeds_entry_points(module: str) -> None:
     importers = sorted({found.module for found in OWN_IMPORTS if _resolve(found.target) == module})
     assert all(layer_key(one) in ("records", "utils") for one in importers), importers
+
+
+# context/ by build: the question build and the record build are two subpackages, the pieces
+# both use (request, payload, render, manifest, dedup, text, model, config, memo) beside them,
+# and only the entry point (``_build``) and ``__init__`` see both builds.
+CONTEXT = f"{PACKAGE}.context"
+BUILDS = (f"{CONTEXT}._question", f"{CONTEXT}._record")
+SEES_BOTH_BUILDS = {CONTEXT, f"{CONTEXT}._build"}
+# Lines per module and modules per folder (``__init__`` aside) of context/.
+MAX_CONTEXT_LINES = 300
+MAX_CONTEXT_MODULES = 11
+
+
+def _build_of(module: str) -> str | None:
+    return next((one for one in BUILDS if module == one or module.startswith(f"{one}.")), None)
+
+
+def build_crossings(graph: dict[str, set[str]]) -> list[str]:
+    """Imports from one build into the other, and from a shared piece of context/ into a build."""
+    wrong = []
+    for module, targets in graph.items():
+        if not module.startswith(f"{CONTEXT}.") and module != CONTEXT:
+            continue
+        mine = _build_of(module)
+        for target in sorted(targets):
+            theirs = _build_of(target)
+            if theirs is None or theirs == mine:
+                continue
+            if mine is not None or module not in SEES_BOTH_BUILDS:
+                wrong.append(f"{module} imports {target}")
+    return wrong
+
+
+def test_the_question_build_and_the_record_build_never_import_each_other() -> None:
+    assert build_crossings(edges()) == []
+
+
+def test_the_build_check_finds_each_crossing() -> None:
+    planted = {
+        f"{CONTEXT}._question.offer": {f"{CONTEXT}._record.gather", f"{CONTEXT}._request"},
+        f"{CONTEXT}._record.select": {f"{CONTEXT}._question.choose"},
+        f"{CONTEXT}._payload": {f"{CONTEXT}._question.passages"},
+        f"{CONTEXT}._build": {f"{CONTEXT}._question.build", f"{CONTEXT}._record.build"},
+        f"{PACKAGE}.llm._passages": {f"{CONTEXT}._question.passages"},
+    }
+    assert build_crossings(planted) == [
+        f"{CONTEXT}._question.offer imports {CONTEXT}._record.gather",
+        f"{CONTEXT}._record.select imports {CONTEXT}._question.choose",
+        f"{CONTEXT}._payload imports {CONTEXT}._question.passages",
+    ]
+
+
+def test_both_builds_exist_and_are_used_by_the_entry_point() -> None:
+    targets = edges()[f"{CONTEXT}._build"]
+    assert {_build_of(one) for one in targets} >= set(BUILDS)
+
+
+def test_context_modules_are_small_and_its_folders_hold_few() -> None:
+    folders: dict[Path, list[Path]] = {}
+    long = []
+    for module, path in MODULES.items():
+        if module == CONTEXT or module.startswith(f"{CONTEXT}."):
+            lines = len(path.read_text(encoding="utf-8").splitlines())
+            if lines > MAX_CONTEXT_LINES:
+                long.append(f"{module}: {lines} lines")
+            if path.name != "__init__.py":
+                folders.setdefault(path.parent, []).append(path)
+    crowded = [
+        f"{one}: {len(ones)}" for one, ones in folders.items() if len(ones) > MAX_CONTEXT_MODULES
+    ]
+    assert long == []
+    assert crowded == []
+    assert len(folders) == 3
