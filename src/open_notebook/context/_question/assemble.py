@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from open_notebook.context._manifest import content_hash
-from open_notebook.context._model import Candidate, Dropped, RenderFormat
+from open_notebook.context._model import Dropped, RenderFormat
 from open_notebook.context._payload import Passage
 from open_notebook.context._question.choose import (
     DEFAULT_FLOOR,
@@ -30,11 +30,11 @@ from open_notebook.context._question.choose import (
 )
 from open_notebook.context._question.cut import best_index, cut_best, cut_first_fitting
 from open_notebook.context._question.manifest import passage_manifest
-from open_notebook.context._question.passages import RecordBlock, blocks_of, labelled
+from open_notebook.context._question.passages import RecordBlock, blocks_of, costs_of
 from open_notebook.context._question.repeats import Wording
 from open_notebook.context._question.sentences import RankedChunk
 from open_notebook.context._question.value import Unit, units_of
-from open_notebook.context._render import SEPARATOR, inert_text, passage_parts, record_frame
+from open_notebook.context._render import SEPARATOR
 from open_notebook.errors import BudgetTooSmallError
 from open_notebook.tokens import TokenCounter
 
@@ -59,45 +59,6 @@ class PassageAssembly:
         return tuple(passage for block in self.blocks for passage in block.passages)
 
 
-def _costs(counter: TokenCounter, fmt: RenderFormat) -> Costs:
-    before, after, gap = passage_parts(fmt)
-    separator = counter.count(SEPARATOR)
-    labels: dict[str, int] = {}
-    handles: dict[int, int] = {}
-
-    def label(record: Candidate) -> int:
-        found = labels.get(record.id)
-        if found is None:
-            opening, closing = record_frame(labelled(record, counter), fmt, truncated=False)
-            found = counter.count(opening) + counter.count(closing) + separator
-            labels[record.id] = found
-        return found
-
-    def handle(unit: Unit) -> int:
-        found = handles.get(unit.chunk.ord)
-        if found is None:
-            # Two more characters for a ``.2`` suffix, should it be needed.
-            found = counter.count(before.format(f"#c{unit.chunk.ord}.2") + after)
-            handles[unit.chunk.ord] = found
-        return found
-
-    counted: dict[int, int] = {}
-
-    def unit_tokens(unit: Unit) -> int:
-        # One build offers a unit to several selections: counted once (keyed by the object,
-        # which lives as long as the build).
-        found = counted.get(id(unit))
-        if found is None:
-            found = counter.count(inert_text(unit.text, fmt))
-            counted[id(unit)] = found
-        return found
-
-    def title(record: Candidate) -> str:
-        return labelled(record, counter).title
-
-    return Costs(unit_tokens, label, handle, counter.count(gap), title)
-
-
 def assemble_passages(
     chunks: Sequence[RankedChunk],
     question_terms: Iterable[str],
@@ -117,7 +78,7 @@ def assemble_passages(
         BudgetTooSmallError: chunks were offered but not even a few words of one fit.
     """
     units = units_of(chunks, question_terms, type_weights=_scaled(type_weights))
-    costs = _costs(counter, fmt)
+    costs = costs_of(counter, fmt)
     best = max((unit.value for unit in units), default=0.0)
     if budget is not None and units and _alone(units[best_index(units)], costs) > budget:
         # The best unit does not fit even alone: it is cut to fit rather than give its place to

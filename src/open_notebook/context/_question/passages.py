@@ -13,8 +13,16 @@ from typing import Final
 
 from open_notebook.context._model import Candidate, RenderFormat
 from open_notebook.context._payload import Passage
+from open_notebook.context._question.choose import Costs
 from open_notebook.context._question.value import Unit
-from open_notebook.context._render import RunText, inert_text, passage_parts, render_passages
+from open_notebook.context._render import (
+    SEPARATOR,
+    RunText,
+    inert_text,
+    passage_parts,
+    record_frame,
+    render_passages,
+)
 from open_notebook.tokens import TokenCounter
 
 
@@ -158,3 +166,44 @@ def blocks_of(
         )
     blocks.sort(key=lambda block: (-block.relevance, block.record.id))
     return blocks
+
+
+def costs_of(counter: TokenCounter, fmt: RenderFormat) -> Costs:
+    """What the rendering adds around unit texts, counted on the rendered parts (each part once
+    per build), for the selection to charge."""
+    before, after, gap = passage_parts(fmt)
+    separator = counter.count(SEPARATOR)
+    labels: dict[str, int] = {}
+    handles: dict[int, int] = {}
+
+    def label(record: Candidate) -> int:
+        found = labels.get(record.id)
+        if found is None:
+            opening, closing = record_frame(labelled(record, counter), fmt, truncated=False)
+            found = counter.count(opening) + counter.count(closing) + separator
+            labels[record.id] = found
+        return found
+
+    def handle(unit: Unit) -> int:
+        found = handles.get(unit.chunk.ord)
+        if found is None:
+            # Two more characters for a ``.2`` suffix, should it be needed.
+            found = counter.count(before.format(f"#c{unit.chunk.ord}.2") + after)
+            handles[unit.chunk.ord] = found
+        return found
+
+    counted: dict[int, int] = {}
+
+    def unit_tokens(unit: Unit) -> int:
+        # One build offers a unit to several selections: counted once (keyed by the object,
+        # which lives as long as the build).
+        found = counted.get(id(unit))
+        if found is None:
+            found = counter.count(inert_text(unit.text, fmt))
+            counted[id(unit)] = found
+        return found
+
+    def title(record: Candidate) -> str:
+        return labelled(record, counter).title
+
+    return Costs(unit_tokens, label, handle, counter.count(gap), title)
