@@ -17,7 +17,7 @@ from open_notebook.cli._demo import (
 )
 from open_notebook.cli._runtime import CliState
 from open_notebook.config import Settings
-from open_notebook.llm import model_spec
+from open_notebook.llm import model_spec, reading_marks
 
 
 @pytest.fixture(scope="session")
@@ -85,7 +85,9 @@ async def test_demo_runs_every_step(shared_data_dir: Path, tmp_path: Path) -> No
     assert NOTEBOOK_NAME in text
     cited = result.answer.cited_passages
     if cited:
-        assert f"[{cited[0].number}]" in text and "“" in text
+        # The answer's marks run 1, 2, ... in reading order; the context's own number stays beside.
+        mark = reading_marks(result.answer.sentences)[cited[0].number]
+        assert f"[{mark}]" in text and "“" in text
     else:
         assert "does not" in text or "no sentence of the answer is supported" in text
     assert f"notebook show {result.notebook_id}" in text
