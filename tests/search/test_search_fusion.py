@@ -8,7 +8,7 @@ from pydantic import ValidationError
 from search_support import AddSource
 
 from open_notebook.config import Settings
-from open_notebook.embeddings import FakeEmbedder, Script, readable_share, script_letters
+from open_notebook.embeddings import FakeEmbedder
 from open_notebook.errors import InvalidInputError
 from open_notebook.search import FusionWeights, SearchMode, SearchService, convex_fuse
 from open_notebook.search._fusion import (
@@ -18,6 +18,7 @@ from open_notebook.search._fusion import (
     normalized,
 )
 from open_notebook.store import Store
+from open_notebook.text import Script, readable_share, script_letters
 
 CHINESE = [
     "东京是日本的首都，人口超过一千万。",

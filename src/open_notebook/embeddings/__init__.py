@@ -19,15 +19,10 @@ from open_notebook.embeddings._protocol import (
     Vectors,
     empty_vectors,
     l2_normalize,
+    readable_scripts,
 )
 from open_notebook.embeddings._remote import EsperantoEmbedder, OpenAICompatibleEmbedder
 from open_notebook.embeddings._routed import ScriptRoutedEmbedder
-from open_notebook.embeddings._scripts import (
-    Script,
-    readable_scripts,
-    readable_share,
-    script_letters,
-)
 from open_notebook.embeddings._use import UseEmbedder
 
 __all__ = [
@@ -39,7 +34,6 @@ __all__ = [
     "OnnxMiniLMEmbedder",
     "OpenAICompatibleEmbedder",
     "PieceEmbedder",
-    "Script",
     "ScriptRoutedEmbedder",
     "UseEmbedder",
     "Vectors",
@@ -47,6 +41,4 @@ __all__ = [
     "empty_vectors",
     "l2_normalize",
     "readable_scripts",
-    "readable_share",
-    "script_letters",
 ]

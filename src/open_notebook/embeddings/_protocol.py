@@ -8,6 +8,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from open_notebook.text import Script
+
 Vectors = npt.NDArray[np.float32]
 
 
@@ -76,3 +78,10 @@ def reject_single_string(texts: Sequence[str]) -> None:
 
 def empty_vectors(dim: int) -> Vectors:
     return np.zeros((0, dim), dtype=np.float32)
+
+
+def readable_scripts(embedder: object) -> frozenset[Script] | None:
+    """The scripts an embedder declares it reads in ``scripts`` (``None``: it declares none, so
+    any): an English model's vectors of Chinese or Arabic text carry no meaning."""
+    declared = getattr(embedder, "scripts", None)
+    return frozenset(declared) if declared is not None else None

@@ -26,10 +26,12 @@ from open_notebook.embeddings._protocol import (
     empty_vectors,
     reject_single_string,
 )
-from open_notebook.embeddings._scripts import MOST_SCRIPTS, Script, readable_share, script_letters
+from open_notebook.text import MOST_SCRIPTS, Script, readable_share, script_letters
 
 # A text is the second model's when most of its letters are in scripts only it reads.
 _MAJORITY = 0.5
+# A text longer than this is judged by its start: the share of a script does not change.
+_SAMPLE_CHARS = 2_000
 
 
 class ScriptRoutedEmbedder:
@@ -53,7 +55,7 @@ class ScriptRoutedEmbedder:
         return self.first.dim + self.second.dim
 
     def routes_to_second(self, text: str) -> bool:
-        counts = script_letters(text)
+        counts = script_letters(text[:_SAMPLE_CHARS])
         return bool(counts) and readable_share(counts, self._second_only) > _MAJORITY
 
     def warm_up(self) -> None:

@@ -7,8 +7,8 @@ from typing import Any, Final
 
 from open_notebook.embeddings._onnx import DIM, MAX_SEQ_TOKENS
 from open_notebook.embeddings._protocol import Vectors, empty_vectors, l2_normalize
-from open_notebook.embeddings._scripts import LATIN_ONLY, Script
 from open_notebook.errors import ConfigurationError
+from open_notebook.text import LATIN_ONLY, Script
 
 _SETTING: Final = "OPEN_NOTEBOOK_EMBEDDING_PROVIDER"
 

@@ -24,8 +24,8 @@ from open_notebook.embeddings._protocol import (
     l2_normalize,
     reject_single_string,
 )
-from open_notebook.embeddings._scripts import Script
 from open_notebook.errors import ConfigurationError, ModelError
+from open_notebook.text import Script
 
 USE_MODEL_ID: Final = "use-multilingual-v3-numpy-0.2.1"
 USE_DIM: Final = 512

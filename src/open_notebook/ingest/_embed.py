@@ -13,13 +13,11 @@ from open_notebook.embeddings import (
     Vectors,
     empty_vectors,
     readable_scripts,
-    readable_share,
-    script_letters,
 )
 from open_notebook.ingest._chunking import ChunkSpan, EmbedderLimit, chunk_text
 from open_notebook.ingest._languages import with_languages
 from open_notebook.store import ChunkRow
-from open_notebook.text import LanguageDetector
+from open_notebook.text import LanguageDetector, readable_share, script_letters
 from open_notebook.tokens import BpeTokenCounter, TokenCounter
 
 # A text is in the embedder's scripts when most of its letters are: a Russian sentence quoting

@@ -32,10 +32,10 @@ from typing import Final
 
 import numpy as np
 
-from open_notebook.embeddings import Embedder, readable_scripts, readable_share, script_letters
+from open_notebook.embeddings import Embedder, readable_scripts
 from open_notebook.errors import ModelError
 from open_notebook.segment import sentences
-from open_notebook.text import LanguageDetector, TextTerms
+from open_notebook.text import LanguageDetector, TextTerms, readable_share, script_letters
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,6 @@ import numpy as np
 import numpy.typing as npt
 
 from open_notebook.config import FusionMethod
-from open_notebook.embeddings import Script, readable_share, script_letters
 from open_notebook.search._fusion import (
     FEEDBACK_HITS,
     convex_fuse,
@@ -25,11 +24,14 @@ from open_notebook.search._fusion import (
 )
 from open_notebook.search._types import FusionWeights
 from open_notebook.search._vectors import VectorSnapshot
+from open_notebook.text import Script, readable_share, script_letters
 
 Scored = list[tuple[str, float]]
 # The notebook's scripts are judged on a sample: this many chunks, evenly spread, their starts.
 _SAMPLE_CHUNKS: Final = 128
 _SAMPLE_CHARS: Final = 500
+# A query longer than this is judged by its start: the share of a script does not change.
+_QUERY_SAMPLE_CHARS: Final = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +105,8 @@ class HybridFusion:
         """Share of the query's letters, times the notebook's, in scripts the embedder reads."""
         if self._scripts is None:
             return 1.0
-        return readable_share(script_letters(text), self._scripts) * readable_share(
+        letters = script_letters(text[:_QUERY_SAMPLE_CHARS])
+        return readable_share(letters, self._scripts) * readable_share(
             evidence.letters, self._scripts
         )
 

@@ -17,11 +17,23 @@ from open_notebook.text._analyze import (
 )
 from open_notebook.text._detect import LanguageDetector, load_cld2, stop_word_vote
 from open_notebook.text._languages import STEMMERS, UNKNOWN, normalized, stop_words
-from open_notebook.text._scripts import Script, has_unspaced, main_script, script_letters
+from open_notebook.text._scripts import (
+    INDIC,
+    LATIN_ONLY,
+    MOST_SCRIPTS,
+    Script,
+    has_unspaced,
+    main_script,
+    readable_share,
+    script_letters,
+)
 from open_notebook.text._shares import describe_shares, language_shares
 
 __all__ = [
     "DEFAULT_LANGUAGE",
+    "INDIC",
+    "LATIN_ONLY",
+    "MOST_SCRIPTS",
     "STEMMERS",
     "UNKNOWN",
     "LanguageDetector",
@@ -36,6 +48,7 @@ __all__ = [
     "normalized",
     "normalized_words",
     "query_terms",
+    "readable_share",
     "script_letters",
     "stop_word_vote",
     "stop_words",

@@ -7,16 +7,23 @@ shared by many languages: the script only narrows the question, and the detector
 
 Han characters are Chinese unless Kana (Japanese) or Hangul (Korean) is among them. Letters only
 count: digits, punctuation and spaces belong to every script.
+
+The same counts tell which texts an embedding model can read (:func:`readable_share`): a model
+trained on English text turns Chinese or Arabic into noise, so embedders declare the scripts they
+read and search does not trust their vectors for the rest.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Final
 
 
 class Script(StrEnum):
+    """Writing systems, at the grain where languages and embedding models differ."""
+
     LATIN = "latin"
     CYRILLIC = "cyrillic"
     GREEK = "greek"
@@ -26,30 +33,64 @@ class Script(StrEnum):
     ARABIC = "arabic"
     DEVANAGARI = "devanagari"
     BENGALI = "bengali"
+    GURMUKHI = "gurmukhi"
+    GUJARATI = "gujarati"
+    ORIYA = "oriya"
     TAMIL = "tamil"
+    TELUGU = "telugu"
+    KANNADA = "kannada"
+    MALAYALAM = "malayalam"
     THAI = "thai"
     HAN = "han"
     KANA = "kana"
     HANGUL = "hangul"
+    # Letters of any other writing system.
+    OTHER = "other"
 
 
+# Unicode blocks of each script (letters only are counted, so marks and digits inside a block do
+# not matter).
 _RANGES: Final = {
-    Script.LATIN: "A-Za-z\u00c0-\u024f\u1e00-\u1eff",
-    Script.CYRILLIC: "\u0400-\u052f",
+    Script.LATIN: "A-Za-z\u00c0-\u024f\u1e00-\u1eff\u2c60-\u2c7f\ua720-\ua7ff\uff21-\uff5a",
+    Script.CYRILLIC: "\u0400-\u052f\u1c80-\u1c8f\u2de0-\u2dff\ua640-\ua69f",
     Script.GREEK: "\u0370-\u03ff\u1f00-\u1fff",
     Script.ARMENIAN: "\u0530-\u058f",
-    Script.GEORGIAN: "\u10a0-\u10ff",
-    Script.HEBREW: "\u0590-\u05ff",
-    Script.ARABIC: "\u0600-\u06ff\u0750-\u077f",
+    Script.GEORGIAN: "\u10a0-\u10ff\u2d00-\u2d2f",
+    Script.HEBREW: "\u0590-\u05ff\ufb1d-\ufb4f",
+    Script.ARABIC: "\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufeff",
     Script.DEVANAGARI: "\u0900-\u097f",
     Script.BENGALI: "\u0980-\u09ff",
+    Script.GURMUKHI: "\u0a00-\u0a7f",
+    Script.GUJARATI: "\u0a80-\u0aff",
+    Script.ORIYA: "\u0b00-\u0b7f",
     Script.TAMIL: "\u0b80-\u0bff",
+    Script.TELUGU: "\u0c00-\u0c7f",
+    Script.KANNADA: "\u0c80-\u0cff",
+    Script.MALAYALAM: "\u0d00-\u0d7f",
     Script.THAI: "\u0e00-\u0e7f",
     Script.HAN: "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff",
-    Script.KANA: "\u3040-\u30ff",
-    Script.HANGUL: "\uac00-\ud7af\u1100-\u11ff",
+    Script.KANA: "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f",
+    Script.HANGUL: "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f",
 }
+# The scripts of India's languages, each in its own Unicode block.
+INDIC: Final = frozenset(
+    {
+        Script.DEVANAGARI,
+        Script.BENGALI,
+        Script.GURMUKHI,
+        Script.GUJARATI,
+        Script.ORIYA,
+        Script.TAMIL,
+        Script.TELUGU,
+        Script.KANNADA,
+        Script.MALAYALAM,
+    }
+)
+# Every named script: what a model trained on ~100 languages (XLM-R's) reads.
+MOST_SCRIPTS: Final = frozenset(Script) - {Script.OTHER}
+LATIN_ONLY: Final = frozenset({Script.LATIN})
 _PATTERNS: Final = {script: re.compile(f"[{chars}]") for script, chars in _RANGES.items()}
+_LETTER: Final = re.compile(r"[^\W\d_]")
 
 # The language a script alone settles.
 SCRIPT_LANGUAGE: Final = {
@@ -58,7 +99,13 @@ SCRIPT_LANGUAGE: Final = {
     Script.GEORGIAN: "ka",
     Script.HEBREW: "he",
     Script.BENGALI: "bn",
+    Script.GURMUKHI: "pa",
+    Script.GUJARATI: "gu",
+    Script.ORIYA: "or",
     Script.TAMIL: "ta",
+    Script.TELUGU: "te",
+    Script.KANNADA: "kn",
+    Script.MALAYALAM: "ml",
     Script.THAI: "th",
     Script.HAN: "zh",
     Script.KANA: "ja",
@@ -75,11 +122,13 @@ UNSPACED: Final = re.compile(
 
 
 def script_letters(text: str) -> dict[Script, int]:
-    """How many letters of each script ``text`` holds (scripts with none left out)."""
+    """How many letters of each script ``text`` holds (scripts with none left out); letters of
+    no named script count as :attr:`Script.OTHER`."""
     if text.isascii():
         latin = sum(1 for char in text if char.isalpha())
         return {Script.LATIN: latin} if latin else {}
-    counts = {script: len(_PATTERNS[script].findall(text)) for script in Script}
+    counts = {script: len(pattern.findall(text)) for script, pattern in _PATTERNS.items()}
+    counts[Script.OTHER] = max(0, len(_LETTER.findall(text)) - sum(counts.values()))
     return {script: count for script, count in counts.items() if count}
 
 
@@ -87,6 +136,8 @@ def main_script(text: str) -> Script | None:
     """The script of most of ``text``'s letters; Han with Kana among it reads as Kana and with
     Hangul as Hangul (Japanese and Korean write Han characters too). ``None``: no letters."""
     counts = script_letters(text)
+    # A script with no name here tells nothing about the language.
+    counts.pop(Script.OTHER, None)
     if not counts:
         return None
     if Script.HAN in counts:
@@ -100,3 +151,19 @@ def main_script(text: str) -> Script | None:
 def has_unspaced(word: str) -> bool:
     """Whether ``word`` holds a character of a script written without spaces."""
     return not word.isascii() and UNSPACED.search(word) is not None
+
+
+def readable_share(
+    counts: dict[Script, int] | Iterable[dict[Script, int]], scripts: frozenset[Script] | None
+) -> float:
+    """Share of the letters in ``scripts`` (1.0 for ``None``, or for a text without letters)."""
+    if scripts is None:
+        return 1.0
+    totals: dict[Script, int] = {}
+    for one in [counts] if isinstance(counts, dict) else counts:
+        for script, count in one.items():
+            totals[script] = totals.get(script, 0) + count
+    letters = sum(totals.values())
+    if letters == 0:
+        return 1.0
+    return sum(count for script, count in totals.items() if script in scripts) / letters
