@@ -130,3 +130,10 @@ def test_full_blocks_move_to_the_scratch_file_and_read_back_the_same_bits() -> N
     mask = np.ones(len(rows), dtype=bool)
     assert np.array_equal(matrix.extremes(mask).min(), rows.min())
     assert np.array_equal(matrix.extremes(mask).max(), rows.max())
+
+
+def test_highlights_mark_whole_words_in_the_questions_language() -> None:
+    hindi = snippets("हिन्दी भारत की राजभाषा है।", term_pattern("राजभाषा क्या है", "hi"))
+    assert hindi == ("हिन्दी भारत की <b>राजभाषा</b> है।",)
+    spanish = snippets("Los ríos corrieron hacia el mar.", term_pattern("¿Qué río corre?", "es"))
+    assert spanish == ("Los <b>ríos</b> <b>corrieron</b> hacia el mar.",)

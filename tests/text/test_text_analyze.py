@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from open_notebook.text import TextTerms, WordTerms, query_terms, stop_words, term_sequences
+from open_notebook.text import (
+    TextTerms,
+    WordTerms,
+    marking_stems,
+    normalized_words,
+    query_terms,
+    stop_words,
+    term_sequences,
+    words,
+)
 
 
 @pytest.mark.parametrize(
@@ -77,3 +86,27 @@ def test_a_stop_word_of_any_reading_is_dropped_from_every_reading() -> None:
     assert query_terms("the revenue", ["zh"]) == ["the", "revenue"]
     assert query_terms("the revenue", ["zh", "en"]) == ["revenue", "revenu"]
     assert "de" not in query_terms("la casa de papel", ["en", "es"])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("हिन्दी भारत की राजभाषा है।", ["हिन्दी", "भारत", "की", "राजभाषा", "है"]),
+        ("தமிழ் ஒரு திராவிட மொழி", ["தமிழ்", "ஒரு", "திராவிட", "மொழி"]),
+        ("తెలుగు భాష", ["తెలుగు", "భాష"]),
+    ],
+)
+def test_a_word_keeps_its_vowel_signs_and_viramas(text: str, expected: list[str]) -> None:
+    assert words(text) == expected
+    assert normalized_words(text) == expected
+
+
+def test_hindi_terms_keep_their_marks_but_latin_accents_fold() -> None:
+    hindi = TextTerms(("hi",))("राजभाषा हिन्दी")
+    assert all(len(term) > 2 for term in hindi)
+    assert TextTerms(("fr",))("élèves") == TextTerms(("fr",))("eleves")
+
+
+def test_marking_stems_are_prefixes_of_the_words_they_mark() -> None:
+    assert marking_stems("the flows of wings") == ["flow", "wing"]
+    assert marking_stems("¿Qué río corre?", "es")[0] == "río"

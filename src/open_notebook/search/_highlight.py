@@ -1,48 +1,45 @@
 """Highlight snippets computed in Python from the query terms.
 
 Computed here rather than by the engine (its ``HIGHLIGHTS`` index option made inserts ~3x
-slower); this also gives vector-only hits highlights. Matching is by word prefix after stripping
-common English suffixes (a rough stand-in for the snowball stemmer of the BM25 analysis: "flows"
-marks "flow" and "flowing"); CJK terms match as substrings. Work is on Python strings, so
-multi-byte text never splits a character.
+slower); this also gives vector-only hits highlights. Matching is by word prefix: the Snowball
+stems of the question's words in its language, accents kept
+(:func:`open_notebook.text.marking_stems`: "flows" marks "flow" and "flowing"); CJK terms match
+as substrings. A word runs on through combining marks (the ``regex`` module's ``\\w``), so a
+Hindi word is marked whole. Work is on Python strings, so multi-byte text never splits a
+character.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
-from open_notebook.text import has_unspaced, stop_words
+import regex
 
-# Display only: marks the English stop words' neighbours, not the stop words themselves.
-STOP_WORDS: Final = stop_words("en")
+from open_notebook.text import DEFAULT_LANGUAGE, has_unspaced, marking_stems
 
 SNIPPET_CHARS: Final = 160
 MAX_SNIPPETS: Final = 3
-_SUFFIXES: Final = ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s")
-_WORD: Final = re.compile(r"\w+")
+# A marked word's stem is at least this long: a two-letter stem would mark half the text.
+_MIN_STEM: Final = 3
 
 
-def term_pattern(query: str) -> re.Pattern[str] | None:
+def term_pattern(query: str, language: str = DEFAULT_LANGUAGE) -> regex.Pattern[str] | None:
     """A regex marking the query's terms in a text, or ``None`` when nothing can be marked."""
-    words = {word for word in _WORD.findall(query.lower()) if word not in STOP_WORDS}
-    stems = sorted({_stem(word) for word in words if not has_unspaced(word)}, key=len, reverse=True)
-    cjk = sorted({word for word in words if has_unspaced(word)}, key=len, reverse=True)
-    parts = [rf"\b{re.escape(stem)}\w*" for stem in stems if stem]
-    parts += [re.escape(word) for word in cjk]
+    found = marking_stems(query, language)
+    stems = sorted(
+        (one for one in found if not has_unspaced(one) and len(one) >= _MIN_STEM),
+        key=len,
+        reverse=True,
+    )
+    cjk = sorted((one for one in found if has_unspaced(one)), key=len, reverse=True)
+    parts = [rf"\b{regex.escape(stem)}\w*" for stem in stems]
+    parts += [regex.escape(word) for word in cjk]
     if not parts:
         return None
-    return re.compile("|".join(parts[:64]), re.IGNORECASE)
+    return regex.compile("|".join(parts[:64]), regex.IGNORECASE)
 
 
-def _stem(word: str) -> str:
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
-def snippets(text: str, pattern: re.Pattern[str] | None) -> tuple[str, ...]:
+def snippets(text: str, pattern: regex.Pattern[str] | None) -> tuple[str, ...]:
     """Up to three windows of ``text`` around matches, matches wrapped in ``<b>``/``</b>``."""
     if pattern is None:
         return ()

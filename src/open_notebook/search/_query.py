@@ -7,19 +7,16 @@ embedder gets the first characters of the query only (it truncates to its own to
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Final
 
 from open_notebook.errors import InvalidInputError
-from open_notebook.text import DEFAULT_LANGUAGE, has_unspaced, stop_words
+from open_notebook.text import DEFAULT_LANGUAGE, has_unspaced, stop_words, words
 
 MAX_TEXT_TERMS: Final = 64
 # Enough characters to fill a 256-word-piece window with ordinary text; the embedder truncates
 # to its own token limit, this only keeps a huge query from being tokenized whole.
 CHARS_PER_TOKEN_CAP: Final = 12
-
-_TERM: Final = re.compile(r"\w+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +60,7 @@ def bm25_terms(text: str, language: str = DEFAULT_LANGUAGE) -> str:
     """Distinct lowercased words without ``language``'s stop words, at most
     :data:`MAX_TEXT_TERMS` (each chunk's analysis drops its own language's stop words too)."""
     seen: dict[str, None] = {}
-    for term in _TERM.findall(text.lower()):
+    for term in words(text):
         seen.setdefault(term, None)
         if len(seen) >= MAX_TEXT_TERMS * 4:
             break

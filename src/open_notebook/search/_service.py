@@ -23,7 +23,7 @@ from open_notebook.search._snapshots import SnapshotCache
 from open_notebook.search._types import HitScores, HitType, SearchHit, SearchMode
 from open_notebook.search._vectors import VectorSnapshot
 from open_notebook.store import Store
-from open_notebook.text import LanguageDetector
+from open_notebook.text import DEFAULT_LANGUAGE, LanguageDetector
 
 MAX_LIMIT = 1000
 # Highlight terms come from the start of a huge query only (the regex stays small).
@@ -147,7 +147,9 @@ class SearchService:
             text = self.snapshots.text(request.notebook_id, snapshot)
             text_hits = text.search(request.query.bm25_text, request.pool, request.kinds)
         ranked = self._rank(request, snapshot, early.vector, vector_hits, text_hits, min_score)
-        pattern = term_pattern(request.query.text[:_HIGHLIGHT_QUERY_CHARS])
+        pattern = term_pattern(
+            request.query.text[:_HIGHLIGHT_QUERY_CHARS], request.query.language or DEFAULT_LANGUAGE
+        )
         return hits_from(snapshot.catalog, ranked, lambda text: snippets(text, pattern))
 
     def _search_loaded(self, request: _Request) -> _EarlyVectors:

@@ -3,7 +3,9 @@
 BM25 (chunks and queries), the context builder's sentence scores, the attribution of answer
 sentences and the coverage check all call this module, so a word becomes the same term wherever
 it is matched. Words (``\\w+`` runs, lowercased) become terms this way, for a text in language
-``L`` (an ISO 639-1 code, ``""`` unknown):
+``L`` (an ISO 639-1 code, ``""`` unknown). A word is a run of Unicode word characters *with their
+combining marks* (the ``regex`` module's ``\\w``): the vowel signs and viramas of Devanagari,
+Tamil or Telugu are marks, not letters, and Python's ``re`` would cut हिन्दी into ह, न and द.
 
 * a word with a character of a script written without spaces (Han, Kana, Hangul, Thai, Lao,
   Khmer, Myanmar) becomes its character 1- and 2-grams, so 東京 matches inside 東京は日本の首都
@@ -22,20 +24,21 @@ one regex pass per text plus one dictionary lookup per word.
 
 from __future__ import annotations
 
-import re
+import os
 import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+import regex
 import Stemmer
 
 from open_notebook.text._languages import STEMMERS, stop_words
 from open_notebook.text._scripts import has_unspaced
 
 DEFAULT_LANGUAGE: Final = "en"
-WORD: Final = re.compile(r"\w+")
+WORD: Final = regex.compile(r"\w+")
 # Case, punctuation and whitespace do not make two texts different.
-_NON_WORD: Final = re.compile(r"[\W_]+", re.UNICODE)
+_NON_WORD: Final = regex.compile(r"[\W_]+")
 # ASCII text: every byte that ``\w`` does not match becomes a space, then split (measured ~1.7x
 # faster than the regex on 50k Cranfield abstracts; the same words).
 _WORD_BYTES: Final = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -47,7 +50,8 @@ _ASCII_WORDS: Final = bytes(
 def normalized_words(text: str) -> list[str]:
     """The casefolded words of a text, split at anything but letters and digits: what makes
     two texts the same text (dedup, fingerprints), whatever their case and punctuation."""
-    return _NON_WORD.sub(" ", text.casefold()).split()
+    spaced: str = _NON_WORD.sub(" ", text.casefold())
+    return spaced.split()
 
 
 def words(text: str) -> list[str]:
@@ -55,7 +59,8 @@ def words(text: str) -> list[str]:
     lowered = text.lower()
     if lowered.isascii():
         return lowered.encode("ascii").translate(_ASCII_WORDS).decode("ascii").split()
-    return WORD.findall(lowered)
+    found: list[str] = WORD.findall(lowered)
+    return found
 
 
 class WordTerms:
@@ -104,6 +109,29 @@ class WordTerms:
         pairs = [word[i : i + 2] for i in range(len(word) - 1)]
         singles = [] if self._for_query and pairs else list(word)
         return tuple(dict.fromkeys([*singles, *pairs]))
+
+
+def marking_stems(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    """The distinct stems of ``text``'s words in ``language``, accents kept, stop words left out
+    (words of unspaced scripts whole): prefixes that mark a word's forms where it is shown
+    ("flows" marks "flow" and "flowing"; "corriendo" marks "corrieron"), not terms to match."""
+    algorithm = STEMMERS.get(language)
+    stemmer = Stemmer.Stemmer(algorithm) if algorithm else None
+    stops = stop_words(language)
+    found = [word for word in dict.fromkeys(words(text)) if word not in stops]
+    spaced = [word for word in found if not has_unspaced(word)]
+    stems = stemmer.stemWords(spaced) if stemmer is not None else spaced
+    kept = {word: _prefix(word, str(stem)) for word, stem in zip(spaced, stems, strict=True)}
+    return list(dict.fromkeys(kept.get(word, word) for word in found))
+
+
+def _prefix(word: str, stem: str) -> str:
+    """``stem`` where it begins ``word``; else their common start when that is most of the stem
+    (a stemmer that drops accents turns "río" into "rio"), else the word itself."""
+    if word.startswith(stem):
+        return stem
+    common = len(os.path.commonprefix([word, stem]))
+    return word[:common] if common * 2 > len(stem) else word
 
 
 def query_terms(text: str, languages: Iterable[str] = (DEFAULT_LANGUAGE,)) -> list[str]:
@@ -168,7 +196,15 @@ class TextTerms:
 
 
 def _fold(word: str) -> str:
+    """``word`` without its accents (é -> e); the marks of the Indic scripts (virama, nukta) are
+    part of the spelling, not accents, and stay."""
     if word.isascii():
         return word
     decomposed = unicodedata.normalize("NFKD", word)
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
+    return "".join(
+        char for char in decomposed if not unicodedata.combining(char) or _is_indic_mark(char)
+    )
+
+
+def _is_indic_mark(char: str) -> bool:
+    return "\u0900" <= char <= "\u0dff"
