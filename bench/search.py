@@ -254,6 +254,7 @@ async def after_write(
             char_end=1,
             embedding=vectors[i],
             model_id=BenchEmbedder.model_id,
+            language="en",
             dim=DIM,
         )
         for i in range(ADDED_CHUNKS)
