@@ -189,7 +189,8 @@ async def test_question_context_lists_passages_with_handles(
     assert response.status_code == 200, response.text
     payload = response.json()
     assert payload["total_tokens"] <= 150
-    assert payload["rendered"].count(f"[{source_id}]") == 1  # one label per record
+    assert payload["rendered"].count("### Guide") == 1  # one label per record
+    assert source_id not in payload["rendered"]  # the passages list maps numbers to records
     passages = payload["passages"]
     assert passages and all(one["record_id"] == source_id for one in passages)
     best = max(passages, key=lambda one: one["relevance"])
@@ -199,11 +200,14 @@ async def test_question_context_lists_passages_with_handles(
     # chunk gets ".2" (README: How a context is built).
     mark = best["handle"].removeprefix(source_id)
     assert re.fullmatch(rf"#c{best['ord']}(\.[2-9]\d*)?", mark), best["handle"]
-    assert f"[{mark}]" in payload["rendered"]
+    # Its number is what the rendered text shows before it.
+    assert [one["number"] for one in passages] == list(range(1, len(passages) + 1))
+    assert f"[{best['number']}] " in payload["rendered"]
     # The seed's groups still hold the record, its text as sent and its passages' handles.
     (source,) = payload["sources"]
     assert source["id"] == source_id and source["truncated"] is True
     assert best["handle"] in source["passages"]
+    assert source["passage_numbers"] == [one["number"] for one in passages]
     assert payload["metadata"]["passage_count"] == len(passages)
     included = payload["manifest"]["included"]
     assert {entry["handle"] for entry in included} == {one["handle"] for one in passages}

@@ -47,7 +47,9 @@ def test_ask_json_has_answer_checked_citations_and_manifest(
     assert statuses == {source_id: "valid", "source:invented": "unknown"}
     assert source_id in [entry["id"] for entry in done["manifest"]["included"]]
     sent = chat_server.requests[0]["messages"]
-    assert any(f"[{source_id}]" in message["content"] for message in sent)
+    # The prompt numbers the passages under their titles; the record id is not shown.
+    assert any("\n[1] " in message["content"] for message in sent)
+    assert not any(source_id in message["content"] for message in sent)
 
 
 def test_ask_streams_the_answer_then_its_sentences_marks_and_quoted_passages(

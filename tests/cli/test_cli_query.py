@@ -71,7 +71,7 @@ def test_context_table_and_xml_text_for_a_query(cli: Invoke, notebook_id: str) -
     result = cli("context", "-n", "Bread", "-q", "cold kitchen", "-t", "500", "--format", "xml")
     assert result.exit_code == 0, result.output
     assert "included" in result.stdout
-    assert '<source id="source:' in result.stdout
+    assert '<source title="' in result.stdout and '<passage n="1">' in result.stdout
     assert "% of 500" in result.stdout
 
 

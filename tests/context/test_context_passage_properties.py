@@ -81,16 +81,22 @@ def test_never_over_budget_and_counted_exactly(
     if result is None:
         # Not even a record's label, a handle and a few words fit.
         smallest = min(
-            COUNTER.count(
-                render_passages(one.record, [RunText(f"#c{one.ord}", "")], truncated=False, fmt=fmt)
-            )
+            COUNTER.count(render_passages(one.record, [RunText("1", "")], truncated=False, fmt=fmt))
             for one in chunks
         )
         assert budget < smallest + 4
         return
     assert result.total_tokens == COUNTER.count(result.rendered) <= budget
+    # Numbered 1, 2, ... in reading order; no record id in the text (the payload maps them).
+    assert [one.number for one in result.passages] == list(range(1, len(result.passages) + 1))
+    opening = '<passage n="{}">' if fmt is RenderFormat.XML else "[{}] "
+    reached = 0
     for passage in result.passages:
         assert passage.text == texts[passage.record.id][passage.char_start : passage.char_end]
+        assert passage.record.id not in result.rendered
+        found = result.rendered.find(opening.format(passage.number), reached)
+        assert found >= reached
+        reached = found
 
 
 @FAST

@@ -56,7 +56,10 @@ def test_the_sentence_that_answers_goes_first_under_one_label() -> None:
     result = _assemble(offered, "when do turbine blades ice?", 60)
     assert ANSWER in result.rendered
     assert result.total_tokens == COUNTER.count(result.rendered) <= 60
-    assert result.rendered.count("[source:report]") == 1
+    assert result.rendered.count("### Annual report") == 1
+    # The label names no record id: the payload maps each passage number to its record.
+    assert "source:report" not in result.rendered
+    assert [one.number for one in result.passages] == list(range(1, len(result.passages) + 1))
     best = max(result.passages, key=lambda one: one.relevance)
     assert ANSWER in best.text and best.relevance == 1.0
     assert best.text == text[best.char_start : best.char_end]
@@ -81,18 +84,25 @@ def test_passages_in_document_order_with_gap_markers_and_handles() -> None:
     starts = [one.char_start for one in result.passages]
     assert starts == sorted(starts) and len(starts) >= 2
     lines = result.rendered.splitlines()
-    assert lines[0] == "### [source:report] Annual report"
+    assert lines[0] == "### Annual report"
     assert "…" in lines  # the text between two passages is left out, and says so
-    for passage in result.passages:
-        assert f"[{passage.local_handle}] " in result.rendered
+    # Passages are numbered in reading order, each number before its text.
+    assert [line.split("] ", 1)[0] for line in lines if line.startswith("[")] == [
+        f"[{number}" for number in range(1, len(result.passages) + 1)
+    ]
+    for number, passage in enumerate(result.passages, start=1):
+        assert passage.number == number
+        assert f"[{number}] {passage.text.strip()}" in result.rendered
         assert passage.text == text[passage.char_start : passage.char_end]
+        assert passage.handle == f"source:report#c{passage.ord}"
 
 
 def test_xml_passages_are_elements_with_handles() -> None:
     _, chunks = _report()
     result = _assemble(ranked(chunks, range(len(chunks))), "turbine ice", 120, fmt=RenderFormat.XML)
-    assert result.rendered.startswith('<source id="source:report" title="Annual report">')
-    assert '<passage ref="#c' in result.rendered and result.rendered.endswith("</source>")
+    assert result.rendered.startswith('<source title="Annual report">')
+    assert '<passage n="1">' in result.rendered and result.rendered.endswith("</source>")
+    assert "source:report" not in result.rendered
     assert result.total_tokens == COUNTER.count(result.rendered) <= 120
 
 
@@ -283,23 +293,25 @@ def test_a_long_title_is_cut_in_the_label_and_kept_in_the_manifest() -> None:
     chunks = chunked(record("report", title), ANSWER, per_chunk=1)
     result = _assemble(ranked(chunks, [0]), "turbine blades ice", None)
     label = result.rendered.splitlines()[0]
-    assert label.startswith("### [source:report] Annual report on the") and label.endswith("…")
-    assert COUNTER.count(label) < COUNTER.count(f"### [source:report] {title}")
+    assert label.startswith("### Annual report on the") and label.endswith("…")
+    assert COUNTER.count(label) < COUNTER.count(f"### {title}")
     assert result.manifest["included"][0]["title"] == title
 
 
 def test_a_budget_too_small_for_the_best_passage_holds_a_cheaper_one() -> None:
-    # The best passage's label (an insight's, with its type) costs more than the budget; a
-    # source's shorter label and its one sentence fit, so the context is not refused.
-    insight = record("r0", "", ItemType.INSIGHT)
+    # The best passage's label (an insight's, with its type and title) costs more than the
+    # budget; a source's shorter label and its one sentence fit, so the context is not refused.
+    insight = record("r0", "Gusts on the northern hills", ItemType.INSIGHT)
     source = record("r1", "", ItemType.SOURCE)
     offered = chunked(insight, "wind. wind.", per_chunk=1, overlap=0) + chunked(
         source, "wind.", per_chunk=1, overlap=0
     )
     chunks = ranked(offered, range(len(offered)))
-    result = _assemble(chunks, "wind", 18)
+    alone = _assemble(chunks[1:], "wind", None).total_tokens
+    result = _assemble(chunks, "wind", alone)
+    assert _assemble(chunks[:1], "wind", None).total_tokens > alone
     assert [one.record.id for one in result.passages] == [source.id]
-    assert result.total_tokens == COUNTER.count(result.rendered) <= 18
+    assert result.total_tokens == COUNTER.count(result.rendered) <= alone
 
 
 def test_a_short_sentence_between_two_chosen_ones_joins_them() -> None:

@@ -101,10 +101,11 @@ async def test_each_turn_retrieves_with_its_own_question(store: Store, tmp_path:
     assert "".join(tokens).strip() == first.answer == answer
     first_user = sent_messages(server.requests[0])[-1].content
     second_user = sent_messages(server.requests[1])[-1].content
-    # A 48-token budget holds one passage (label, handle, text): the one the question is about.
-    assert f"[{starter_id}]" in first_user and "rye flour" in first_user
-    assert f"[{scoring_id}]" not in first_user
-    assert f"[{scoring_id}]" in second_user and "razor blade" in second_user
+    # A 48-token budget holds one passage (label, number, text): the one the question is about.
+    # Labels show titles, not record ids: the payload maps each number to its record.
+    assert "### Starter\n[1] " in first_user and "rye flour" in first_user
+    assert "### Scoring" not in first_user and starter_id not in first_user
+    assert "### Scoring" in second_user and "razor blade" in second_user
     assert {c.id: c.status for c in first.citations} == {
         starter_id: CitationStatus.VALID,
         "note:ghost": CitationStatus.UNKNOWN,

@@ -49,8 +49,10 @@ async def test_prompt_holds_the_source_context_and_citations_are_checked(
     messages = sent_messages(request)
     assert messages[0].content == SYSTEM_PROMPT
     user = messages[-1].content
-    # The rendered context is sent with its citation ids, including the source's own text.
-    assert f"[{seeded.source_id}]" in user and f"[{seeded.insight_id}]" in user
+    # The rendered context is sent with numbered passages under compact labels (title, and the
+    # type of what is not a source), including the source's own text.
+    assert "### Starter basics\n[" in user and "### Insight: summary\n[1] " in user
+    assert seeded.source_id not in user and seeded.insight_id not in user
     assert "doubles in four to six hours" in user
     assert user.endswith(f"Question: How do I feed a starter?\n{ANSWER_RULE}")
     # The request fits the stated window, counted the way the plan counts it.

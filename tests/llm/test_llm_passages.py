@@ -31,7 +31,8 @@ ONE, TWO, THREE = piece(0, 21, 0), piece(22, 46, 1), piece(47, len(TEXT), 2)
 def test_passages_are_numbered_under_their_record_label() -> None:
     prompt = number_passages([ONE, THREE])
     assert [one.number for one in prompt.sent] == [1, 2]
-    assert "[source:abc]" in prompt.text and "Starter" in prompt.text
+    # The label shows the title, not the record id (a small model would copy the id).
+    assert prompt.text.startswith("### Starter\n") and "source:abc" not in prompt.text
     assert "[1] Sentence one is here." in prompt.text
     assert "[2] Sentence three ends the text." in prompt.text
     assert prompt.reused == () and prompt.not_resent == ()

@@ -89,7 +89,10 @@ async def test_build_context_fits_the_budget_counted_on_the_text_returned(
         assert "cold kitchen" in result["rendered"].lower()
         assert result["included"], result
         first = result["included"][0]
-        assert first["id"] in result["rendered"] and first["uri"].startswith("notebook://")
+        assert first["title"] in result["rendered"] and first["uri"].startswith("notebook://")
+        # Each passage number in the text resolves to a handle of a record included.
+        assert first["numbers"] and len(first["numbers"]) == len(first["passages"])
+        assert f"[{first['numbers'][0]}] " in result["rendered"]
         assert len(result["included"]) + result["dropped"] >= 2
         assert sum(result["dropped_reasons"].values()) == result["dropped"]
 

@@ -4,9 +4,10 @@
 ``total_tokens``, ``total_items``, ``metadata``) plus ``rendered`` (exactly what ``total_tokens``
 counts), ``format``, ``manifest`` and ``passages``.
 
-A question's build lists its passages: each a contiguous span of one record's text with a stable
-citation handle (``source:KEY#c12``: the record, and the ord of the chunk the passage starts in)
-that maps back to the chunk id and the span, its relevance (0..1, the best candidate's is 1) and
+A question's build lists its passages: each a contiguous span of one record's text with its
+number in the rendered context (``[3]``, in reading order) and a stable citation handle
+(``source:KEY#c12``: the record, and the ord of the chunk the passage starts in); both map back to
+the record id, the chunk id and the span, its relevance (0..1, the best candidate's is 1) and
 its tokens as rendered. A build without a question lists records only (``passages`` is empty).
 """
 
@@ -38,6 +39,8 @@ class RecordEntry:
     priority: float
     relevance: float | None
     handles: tuple[str, ...] = ()
+    # Each passage's number in the rendered context, in the order of ``handles``.
+    numbers: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -53,12 +56,14 @@ class RecordEntry:
             "priority": self.priority,
             "relevance": self.relevance,
             "passages": list(self.handles),
+            "passage_numbers": list(self.numbers),
         }
 
 
 def passage_dict(passage: Passage) -> dict[str, Any]:
     """A passage as the API, the CLI and the manifest's readers see it."""
     return {
+        "number": passage.number,
         "handle": passage.handle,
         "record_id": passage.record.id,
         "record_type": passage.record.type.value,
@@ -137,9 +142,11 @@ class ContextPayload:
 class Passage:
     """A contiguous span of one record's text in the context.
 
-    ``text`` is ``record text[char_start:char_end]``; ``handle`` (``source:KEY#c12``) cites it:
-    the record and the ord of the chunk it starts in (``chunk_id``), with ``.2``, ``.3`` added
-    when more than one passage starts in that chunk. ``relevance`` is the value of its best
+    ``text`` is ``record text[char_start:char_end]``; ``number`` is what the rendered context
+    shows before it (``[3]``: passages are numbered 1, 2, ... in reading order); ``handle``
+    (``source:KEY#c12``) is its stable full citation handle: the record and the ord of the chunk
+    it starts in (``chunk_id``), with ``.2``, ``.3`` added when more than one passage starts in
+    that chunk. ``relevance`` is the value of its best
     sentence over the best candidate's (0..1); ``tokens`` what it costs as rendered (handle
     included); ``chunk_ids`` every offered chunk it holds text of.
     """
@@ -156,6 +163,7 @@ class Passage:
     chunk_ids: tuple[str, ...]
     gap_before: bool = False
     cut: bool = False
+    number: int = 0
 
     @property
     def local_handle(self) -> str:

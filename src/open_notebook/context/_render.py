@@ -1,4 +1,7 @@
-"""Rendering of context blocks in Markdown or XML tags, each labelled with its citation id.
+"""Rendering of context blocks in Markdown or XML tags.
+
+A record build labels each block with its citation id; a question's build labels each record
+with its title and each passage with its number in the context (see :func:`render_passages`).
 
 Content is made inert: in Markdown a line of content cannot start a heading (so it cannot forge an
 item label), and in XML every ``<``, ``>`` and ``&`` is escaped (so ``</source>`` in a document
@@ -93,17 +96,19 @@ def render_document(blocks: list[str]) -> str:
     return SEPARATOR.join(blocks)
 
 
-# Passages of a question's context: one label per record, then its passages in document order,
-# each behind its handle (``[#c12]``: chunk 12 of the record named by the label), and a gap
-# marker where text is left out between two of them.
+# Passages of a question's context: one label per record (its title, and its type where it is not
+# a source), then its passages in document order, each behind its number in the context (``[3]``),
+# and a gap marker where text is left out between two of them. The label carries no record id: a
+# context of short sources would pay one on nearly every passage, a number is what a model copies
+# best, and the payload maps each number to its record, chunk, full handle and span.
 PASSAGE_GAP_MARKDOWN: Final = "…"
 PASSAGE_GAP_XML: Final = "<gap/>"
 
 
 @dataclass(frozen=True, slots=True)
 class RunText:
-    """One passage as rendered: its local handle (``#c12``), text, and whether text of the
-    record is left out right before it."""
+    """One passage as rendered: its number (``3``), text, and whether text of the record is
+    left out right before it."""
 
     handle: str
     text: str
@@ -122,15 +127,38 @@ def passage_parts(fmt: RenderFormat) -> tuple[str, str, str]:
     """What a passage adds besides its text (before it with a handle ``{}``, after it), and
     what a gap marker adds: the pieces the selection charges before the final count."""
     if fmt is RenderFormat.XML:
-        return '\n<passage ref="{}">', "</passage>", "\n" + PASSAGE_GAP_XML
+        return '\n<passage n="{}">', "</passage>", "\n" + PASSAGE_GAP_XML
     return "\n[{}] ", "", "\n" + PASSAGE_GAP_MARKDOWN
 
 
+_KINDS: Final = {ItemType.SOURCE: "Source", ItemType.INSIGHT: "Insight", ItemType.NOTE: "Note"}
+
+
+def _markdown_label(candidate: Candidate, truncated: bool) -> str:
+    title = _one_line(candidate.title).replace("[", "(").replace("]", ")")
+    if candidate.type is ItemType.SOURCE:
+        label = title or _KINDS[candidate.type]
+    else:
+        label = f"{_KINDS[candidate.type]}: {title}" if title else _KINDS[candidate.type]
+    return f"### {label}{TRUNCATED_NOTE if truncated else ''}"
+
+
+def _xml_label(candidate: Candidate, truncated: bool) -> str:
+    attributes = []
+    title = _one_line(_XML_FORBIDDEN.sub("", candidate.title))
+    if title:
+        attributes.append(f"title={quoteattr(title)}")
+    if truncated:
+        attributes.append('truncated="true"')
+    return f"<{' '.join([_TAGS[candidate.type], *attributes])}>"
+
+
 def record_frame(candidate: Candidate, fmt: RenderFormat, *, truncated: bool) -> tuple[str, str]:
-    """The label a record's passages sit under, and what closes the block."""
+    """The label a record's passages sit under (no record id: see above), and what closes the
+    block."""
     if fmt is RenderFormat.XML:
-        return _xml_open(candidate, truncated), f"\n</{_TAGS[candidate.type]}>"
-    return _markdown_header(candidate, truncated), ""
+        return _xml_label(candidate, truncated), f"\n</{_TAGS[candidate.type]}>"
+    return _markdown_label(candidate, truncated), ""
 
 
 def render_passages(

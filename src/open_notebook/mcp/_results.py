@@ -74,6 +74,11 @@ class ContextItem(BaseModel):
         description="Citation handles of its passages in the context (record#cN: the chunk of "
         "the record a passage starts in).",
     )
+    numbers: list[int] = Field(
+        default_factory=list,
+        description="The number each of those passages has in `rendered` ([3]), in the same "
+        "order: a citation [3] resolves to the handle beside it.",
+    )
 
 
 class ContextResult(BaseModel):

@@ -64,6 +64,7 @@ async def build_context(
             truncated=entry.truncated,
             uri=record_uri(notebook.id, entry.id),
             passages=list(entry.handles),
+            numbers=list(entry.numbers),
         )
         for entry in built.records
     ]

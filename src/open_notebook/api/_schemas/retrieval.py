@@ -155,10 +155,12 @@ class ReferenceContextRequest(BaseModel):
 
 
 class PassagePublic(BaseModel):
-    """A span of one record's text in a question's context, cited by ``handle``
-    (``source:KEY#c12``: the record and the ord of the chunk the passage starts in); ``text`` is
-    the record's text from ``char_start`` to ``char_end``."""
+    """A span of one record's text in a question's context: ``number`` is what ``rendered``
+    shows before it (``[3]``), ``handle`` its stable citation handle (``source:KEY#c12``: the
+    record and the ord of the chunk the passage starts in); ``text`` is the record's text from
+    ``char_start`` to ``char_end``."""
 
+    number: int = Field(description="the passage's number in `rendered`: 1, 2, ... in order")
     handle: str
     record_id: str
     record_type: HitType
@@ -169,7 +171,7 @@ class PassagePublic(BaseModel):
     char_end: int
     text: str
     relevance: float = Field(description="the best candidate's is 1")
-    tokens: int = Field(description="what the passage costs as rendered, handle included")
+    tokens: int = Field(description="what the passage costs as rendered, number included")
     chunks: list[str] = Field(description="every offered chunk the passage holds text of")
 
 

@@ -164,6 +164,7 @@ def _block_entry(block: RecordBlock) -> RecordEntry:
         priority=record.type_weight * block.relevance,
         relevance=block.relevance,
         handles=tuple(passage.handle for passage in block.passages),
+        numbers=tuple(passage.number for passage in block.passages),
     )
 
 

@@ -1,8 +1,10 @@
 """Chosen units as passages and record blocks: runs of contiguous text, handles, rendering.
 
-A passage is a run of chosen units that follow each other in the record's text; its handle names
-the record and the ord of the chunk it starts in (the first chunk holding its start), with ``.2``,
-``.3`` added when more passages start in the same chunk, so handles are unique in a context.
+A passage is a run of chosen units that follow each other in the record's text. It is rendered
+behind its number in the context (1, 2, ... in reading order: records by their best passage, a
+record's passages in text order); its handle names the record and the ord of the chunk it starts
+in (the first chunk holding its start), with ``.2``, ``.3`` added when more passages start in the
+same chunk, so handles are unique in a context and stable across builds.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class RecordBlock:
 
 
 # A label's title is cut to this many tokens: the label is paid by every record that enters, and
-# the id is what cites it (the manifest keeps the whole title).
+# the passage numbers are what cite it (the manifest keeps the whole title).
 LABEL_TITLE_TOKENS: Final = 12
 LABEL_CUT: Final = "…"
 
@@ -136,35 +138,34 @@ def blocks_of(
     for index in chosen:
         by_record.setdefault(units[index].record.id, []).append(index)
     before, after, _ = passage_parts(fmt)
-    blocks: list[RecordBlock] = []
+    grouped: list[tuple[Candidate, list[Passage], float, bool]] = []
     for members in by_record.values():
         record = units[members[0]].record
         runs = _runs(units, members)
         passages = [
             _passage(units, run, best, number > 0, cut_text) for number, run in enumerate(runs)
         ]
-        passages = _unique_handles(passages)
-        passages = [
-            replace(
-                one,
-                tokens=counter.count(
-                    before.format(one.local_handle) + inert_text(one.text, fmt) + after
-                ),
-            )
-            for one in passages
-        ]
+        whole = len(runs) == 1 and units[runs[0][0]].whole and cut_text is None
+        relevance = max(one.relevance for one in passages)
+        grouped.append((record, _unique_handles(passages), relevance, whole))
+    grouped.sort(key=lambda group: (-group[2], group[0].id))
+    blocks: list[RecordBlock] = []
+    number = 0
+    for record, passages, relevance, whole in grouped:
+        numbered: list[Passage] = []
+        for one in passages:
+            number += 1
+            text = before.format(number) + inert_text(one.text, fmt) + after
+            numbered.append(replace(one, number=number, tokens=counter.count(text)))
         block = render_passages(
             labelled(record, counter),
-            [RunText(one.local_handle, one.text, one.gap_before) for one in passages],
+            [RunText(str(one.number), one.text, one.gap_before) for one in numbered],
             truncated=False,
             fmt=fmt,
         )
-        whole = len(runs) == 1 and units[runs[0][0]].whole and cut_text is None
-        relevance = max(one.relevance for one in passages)
         blocks.append(
-            RecordBlock(record, block, counter.count(block), tuple(passages), relevance, whole)
+            RecordBlock(record, block, counter.count(block), tuple(numbered), relevance, whole)
         )
-    blocks.sort(key=lambda block: (-block.relevance, block.record.id))
     return blocks
 
 
@@ -174,7 +175,9 @@ def costs_of(counter: TokenCounter, fmt: RenderFormat) -> Costs:
     before, after, gap = passage_parts(fmt)
     separator = counter.count(SEPARATOR)
     labels: dict[str, int] = {}
-    handles: dict[int, int] = {}
+    # A passage's number is one token up to 999 in the tokenizers used (digits are grouped by
+    # threes), so a two-digit number counts what any handle costs.
+    handle_tokens = counter.count(before.format(99) + after)
 
     def label(record: Candidate) -> int:
         found = labels.get(record.id)
@@ -184,13 +187,8 @@ def costs_of(counter: TokenCounter, fmt: RenderFormat) -> Costs:
             labels[record.id] = found
         return found
 
-    def handle(unit: Unit) -> int:
-        found = handles.get(unit.chunk.ord)
-        if found is None:
-            # Two more characters for a ``.2`` suffix, should it be needed.
-            found = counter.count(before.format(f"#c{unit.chunk.ord}.2") + after)
-            handles[unit.chunk.ord] = found
-        return found
+    def handle(_unit: Unit) -> int:
+        return handle_tokens
 
     counted: dict[int, int] = {}
 
