@@ -445,3 +445,56 @@ def test_words_one_edit_apart() -> None:
         assert one_edit_apart(one, two) and one_edit_apart(two, one)
     for one, two in [("same", "same"), ("abcde", "edcba"), ("abcdef", "abcfed"), ("ab", "abcd")]:
         assert not one_edit_apart(one, two)
+
+
+def test_records_of_one_title_share_their_label_and_pay_it_once() -> None:
+    # Paragraphs of one article stored as sources of their own: one title, three records.
+    texts = [
+        "The turbine blades ice over in wet air.",
+        "Crews heat the turbine blades when ice forms.",
+        "Ice on the blades slows the turbine down.",
+    ]
+    paragraphs = [
+        chunked(record(f"p{index}", "Wind farm"), text, per_chunk=1)[0]
+        for index, text in enumerate(texts)
+    ]
+    other = chunked(record("other", "Weather"), "Wet air freezes on the blades.", per_chunk=1)
+    offered = ranked([*paragraphs, *other], [0, 3, 1, 2])
+    for fmt, label in ((RenderFormat.MARKDOWN, "### Wind farm"), (RenderFormat.XML, "<source ")):
+        result = _assemble(offered, "turbine blades ice", None, fmt=fmt)
+        assert {one.record.id for one in result.passages} >= {one.record.id for one in paragraphs}
+        assert result.rendered.count("Wind farm") == 1
+        if fmt is RenderFormat.MARKDOWN:
+            assert result.rendered.count(label) == 1
+        else:
+            assert result.rendered.count(label) == 2  # Wind farm's, and Weather's
+            assert result.rendered.count("</source>") == 2
+        assert result.total_tokens == COUNTER.count(result.rendered)
+        # The records of one label follow each other; each number maps to its own record.
+        numbers = {one.record.id: one.number for one in result.passages}
+        assert sorted(numbers.values()) == list(range(1, len(numbers) + 1))
+        for one in result.passages:
+            opening = '<passage n="{}">' if fmt is RenderFormat.XML else "[{}] "
+            assert opening.format(one.number) + one.text in result.rendered
+        titles = [one.record.title for one in result.passages]
+        assert titles == sorted(titles, key=titles.index)
+
+
+def test_a_chunk_search_put_first_outweighs_a_term_match_further_down() -> None:
+    # The question's words sit in a lower-ranked chunk; the first one holds the answer in other
+    # words. Holding the first chunk whole is worth more per token than a stray matching
+    # sentence of a chunk search put far below it.
+    first = chunked(
+        record("first", "Report"),
+        "The crews saw frost on every rotor in January. It melted by noon.",
+        per_chunk=2,
+    )
+    far = chunked(
+        record("far", "Log"), "Blades ice in wet air, they say, now and then.", per_chunk=1
+    )
+    chunks = _scored(ranked([*first, *far], [0, 1]), [1.0, 0.2])
+    units = units_of(chunks, query_terms("when do blades ice?"), type_weights={"source": 1.0})
+    by_text = {unit.text: unit for unit in units}
+    melted = by_text["It melted by noon."]
+    stray = by_text["Blades ice in wet air, they say, now and then."]
+    assert melted.value / len(melted.text) > stray.value / len(stray.text)

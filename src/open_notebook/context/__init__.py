@@ -51,7 +51,14 @@ from open_notebook.context._record.assemble import Assembly, assemble
 from open_notebook.context._record.build import record_payload, useful_body_tokens
 from open_notebook.context._record.fit import FitParams, place_whole, shrink, stub_tokens
 from open_notebook.context._record.select import Selection, SelectOptions, select
-from open_notebook.context._render import RunText, render_block, render_document, render_passages
+from open_notebook.context._render import (
+    RunText,
+    label_of,
+    render_block,
+    render_document,
+    render_passages,
+    shared_labels,
+)
 from open_notebook.context._request import ContextRequest, Searcher
 from open_notebook.store import ContextReader
 
@@ -95,6 +102,7 @@ __all__ = [
     "optional_number",
     "pack_chunks",
     "parse_counter",
+    "label_of",
     "parse_format",
     "parse_inclusion",
     "parse_query",
@@ -106,6 +114,7 @@ __all__ = [
     "render_document",
     "render_passages",
     "select",
+    "shared_labels",
     "shrink",
     "sort_key",
     "stub_tokens",

@@ -161,20 +161,51 @@ def record_frame(candidate: Candidate, fmt: RenderFormat, *, truncated: bool) ->
     return _markdown_label(candidate, truncated), ""
 
 
+def label_of(candidate: Candidate, fmt: RenderFormat) -> str:
+    """What a record's label reads in a question's context: records whose labels read the
+    same share one (see :func:`shared_labels`)."""
+    return record_frame(candidate, fmt, truncated=False)[0]
+
+
+def shared_labels(labels: Sequence[str]) -> list[tuple[int, bool, bool]]:
+    """Records (by their labels, in reading order) as rendered: each record whose label reads
+    the same as an earlier one's moves up behind the last of them and shares its label (a
+    notebook of paragraphs of one document pays the title once, not on every passage). Each
+    entry is ``(index, opening, closing)``: whether the record opens its label, and closes it."""
+    first_of: dict[str, int] = {}
+    for place, label in enumerate(labels):
+        first_of.setdefault(label, place)
+    order = sorted(range(len(labels)), key=lambda place: (first_of[labels[place]], place))
+    return [
+        (
+            place,
+            position == 0 or labels[order[position - 1]] != labels[place],
+            position == len(order) - 1 or labels[order[position + 1]] != labels[place],
+        )
+        for position, place in enumerate(order)
+    ]
+
+
 def render_passages(
     candidate: Candidate,
     runs: Sequence[RunText],
     *,
     truncated: bool,
     fmt: RenderFormat = RenderFormat.MARKDOWN,
+    opening: bool = True,
+    closing: bool = True,
 ) -> str:
-    """One record's block: its label once, then its passages."""
-    opening, closing = record_frame(candidate, fmt, truncated=truncated)
+    """One record's block: its label once, then its passages. A record that continues the
+    label of the record before it (``opening`` false) starts with its first passage; one that
+    the next record continues (``closing`` false) leaves the label's element open."""
+    start, end = record_frame(candidate, fmt, truncated=truncated)
     before, after, gap = passage_parts(fmt)
-    parts = [opening]
+    parts = [start] if opening else []
     for run in runs:
         if run.gap_before:
             parts.append(gap)
         parts.append(before.format(run.handle) + inert_text(run.text, fmt) + after)
-    parts.append(closing)
-    return "".join(parts)
+    if closing:
+        parts.append(end)
+    text = "".join(parts)
+    return text if opening else text.lstrip("\n")

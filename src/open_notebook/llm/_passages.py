@@ -16,7 +16,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from open_notebook.context import Passage, RenderFormat, RunText, render_document, render_passages
+from open_notebook.context import (
+    Passage,
+    RenderFormat,
+    RunText,
+    label_of,
+    render_document,
+    render_passages,
+    shared_labels,
+)
 
 # Said in a turn's context for passages an earlier turn of the conversation showed.
 REUSED_PREFIX: Final = "Also relevant, shown earlier in this conversation:"
@@ -171,9 +179,11 @@ def _render(sent: Sequence[tuple[Passage, NumberedPassage]], fmt: RenderFormat) 
     by_record: dict[str, list[tuple[Passage, NumberedPassage]]] = {}
     for passage, numbered in sent:
         by_record.setdefault(passage.record.id, []).append((passage, numbered))
+    records = list(by_record.values())
+    labels = [label_of(members[0][0].record, fmt) for members in records]
     blocks: list[str] = []
-    for members in by_record.values():
-        ordered = sorted(members, key=lambda one: one[0].char_start)
+    for place, opening, closing in shared_labels(labels):
+        ordered = sorted(records[place], key=lambda one: one[0].char_start)
         runs = [
             # Passages of one record are never adjacent (the builder joins those): a gap
             # marker goes between any two.
@@ -181,5 +191,9 @@ def _render(sent: Sequence[tuple[Passage, NumberedPassage]], fmt: RenderFormat) 
             for index, (passage, numbered) in enumerate(ordered)
         ]
         record = ordered[0][0].record
-        blocks.append(render_passages(record, runs, truncated=False, fmt=fmt))
+        blocks.append(
+            render_passages(
+                record, runs, truncated=False, fmt=fmt, opening=opening, closing=closing
+            )
+        )
     return render_document(blocks)

@@ -8,13 +8,17 @@ documents (many relevant abstracts, a report in several articles), and a context
 each relevant record holds more of it than one that holds a fourth sentence of the first. It counts
 once per record, so the budget reaches the records search found about as good as the best before it
 deepens any one of them, while a record whose best hit barely stands above the background (one that
-shares a common word with the question) adds little. A unit's marginal tokens are its text's plus
-what it adds to the rendering: a record's first unit pays for the record's label, a unit that does
-not continue a chosen neighbour pays for a passage handle and a gap marker, a unit next to a chosen
-one pays for its text only (so, as the budget grows, passages grow around what was chosen into the
-surrounding sentences before new places are opened), and a unit between two chosen ones saves the
-handle and gap marker it closes (a short sentence there is sent even when its own value is below the
-floor: it costs nothing).
+shares a common word with the question) adds little. (Each unit's value also holds its share of
+its chunk's worth spread by length, :mod:`open_notebook.context._question.value`: that part pays
+for holding more of a well-ranked chunk, this one for reaching a record at all.) A unit's marginal
+tokens are its text's plus what it adds to the rendering: a record's first unit pays for the
+record's label (or, when an earlier record's label reads the same, only for the blank line between
+records under it: records of one title share their label), a unit that does not continue a chosen
+neighbour pays for a passage number and a gap marker, a unit next to a chosen one pays for its
+text only (so, as the budget grows, passages grow around what was chosen into the surrounding
+sentences before new places are opened), and a unit between two chosen ones saves the number and
+gap marker it closes (a short sentence there is sent even when its own value is below the floor:
+it costs nothing).
 
 Greedy by ratio can pass over a long unit worth more than the short ones that fill the room
 before it (the knapsack's weak spot), so the selection is run again with each of the few most
@@ -72,6 +76,10 @@ class Costs:
     gap: int
     # The title a record's label shows (a long one is cut).
     title: Callable[[Candidate], str] = lambda record: record.title
+    # Records whose labels read the same share one (see passages.py): what names the label, and
+    # what a record under a label already paid adds instead (the blank line between records).
+    label_key: Callable[[Candidate], str] = lambda record: record.id
+    separator: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +132,10 @@ def pick(
     source with its insights (or of one note). ``lifts`` are :func:`record_lifts` of ``units``;
     ``seed`` is a unit offered before any other."""
     layout = _Layout(units)
+    under: dict[str, list[int]] = {}
+    for index, unit in enumerate(units):
+        under.setdefault(costs.label_key(unit.record), []).append(index)
+    labels: set[str] = set()
     best = max((unit.value for unit in units), default=0.0)
     left_out: dict[int, Reason] = {}
     duplicate_of: dict[int, int] = {}
@@ -143,6 +155,8 @@ def pick(
     def cost(index: int) -> int:
         unit = units[index]
         if unit.record.id not in started:
+            if costs.label_key(unit.record) in labels:
+                return tokens[index] + costs.separator + costs.handle(unit)
             return tokens[index] + costs.label(unit.record) + costs.handle(unit)
         left, right = layout.left[index], layout.right[index]
         if left in picked and right is not None and right in picked:
@@ -196,9 +210,16 @@ def pick(
         spent[group] = spent.get(group, 0) + need
         first = unit.record.id not in started
         started.add(unit.record.id)
-        changed = (
+        changed: Sequence[int | None] = (
             layout.mates[unit.record.id] if first else (layout.left[index], layout.right[index])
         )
+        key = costs.label_key(unit.record)
+        if first and key not in labels:
+            labels.add(key)
+            # The other records under the same label no longer pay for it.
+            changed = [
+                other for other in under[key] if units[other].record.id not in started
+            ] + list(changed)
         for other in changed:
             if other is None or other in picked:
                 continue

@@ -21,9 +21,11 @@ from open_notebook.context._render import (
     SEPARATOR,
     RunText,
     inert_text,
+    label_of,
     passage_parts,
     record_frame,
     render_passages,
+    shared_labels,
 )
 from open_notebook.tokens import TokenCounter
 
@@ -151,7 +153,9 @@ def blocks_of(
     grouped.sort(key=lambda group: (-group[2], group[0].id))
     blocks: list[RecordBlock] = []
     number = 0
-    for record, passages, relevance, whole in grouped:
+    labels = [label_of(labelled(group[0], counter), fmt) for group in grouped]
+    for place, opening, closing in shared_labels(labels):
+        record, passages, relevance, whole = grouped[place]
         numbered: list[Passage] = []
         for one in passages:
             number += 1
@@ -162,6 +166,8 @@ def blocks_of(
             [RunText(str(one.number), one.text, one.gap_before) for one in numbered],
             truncated=False,
             fmt=fmt,
+            opening=opening,
+            closing=closing,
         )
         blocks.append(
             RecordBlock(record, block, counter.count(block), tuple(numbered), relevance, whole)
@@ -204,4 +210,12 @@ def costs_of(counter: TokenCounter, fmt: RenderFormat) -> Costs:
     def title(record: Candidate) -> str:
         return labelled(record, counter).title
 
-    return Costs(unit_tokens, label, handle, counter.count(gap), title)
+    keys: dict[str, str] = {}
+
+    def key(record: Candidate) -> str:
+        found = keys.get(record.id)
+        if found is None:
+            found = keys[record.id] = label_of(labelled(record, counter), fmt)
+        return found
+
+    return Costs(unit_tokens, label, handle, counter.count(gap), title, key, separator)

@@ -38,16 +38,26 @@ A unit's value estimates how likely it is to hold what the question asks for:
   centred on half the question, a sentence of typical coverage keeps the value its chunk gives it
   next to the record coverage of :mod:`open_notebook.context._question.choose`.
 
-``value = type weight x max over its chunks (prior x share x exp(coverage - 1/2))``. Expected
-evidence per token is then ``value / tokens``, which :mod:`open_notebook.context._question.choose`
-maximizes within the budget.
+* the chunk's own worth, spread over its text by length: ``CHUNK_SHARE`` times the chunk's
+  worth (below) times the unit's share of the chunk's characters. The sentence shares above bet on
+  the question's terms; where those say little (a paraphrased question, a language whose stems
+  match loosely) the evidence is wherever the chunk is, and plain packing of whole chunks holds it
+  more often than a choice of the best-matching sentences. Spread by length, this part has the
+  same value per token all over a chunk and falls with the chunk's rank and score, as packing
+  does: a whole chunk competes with the sentences, and holding more of a well-ranked chunk pays
+  even where no term points into it. Reaching a record at all is worth its lift besides
+  (:mod:`open_notebook.context._question.choose`).
 
-A unit's ``worth`` is what having any text of its record is worth (the record coverage of
-:mod:`open_notebook.context._question.choose`): the type-weighted prior of its best chunk times that
-chunk's score share. The share enters once more because a record's worth is a bet that the record
-is relevant at all, and the fused score says how far above the background (the search's depth) its
-best hit stands: a record whose best hit only shares a common term scores near the background and
-is worth little, however high its rank among few candidates put it.
+``value = type weight x (max over its chunks (prior x share x exp(coverage - 1/2)) +
+CHUNK_SHARE x max over its chunks (worth x length share))``. Expected evidence per token is then
+``value / tokens``, which :mod:`open_notebook.context._question.choose` maximizes within the budget.
+
+A unit's ``worth`` is what having any text of its chunk's record is worth: the type-weighted prior
+of its best chunk times that chunk's score share. The share enters once more because a record's
+worth is a bet that the record is relevant at all, and the fused score says how far above the
+background (the search's depth) its best hit stands: a record whose best hit only shares a common
+term scores near the background and is worth little, however high its rank among few candidates
+put it.
 """
 
 from __future__ import annotations
@@ -71,6 +81,9 @@ from open_notebook.context._question.sentences import (
 SIZE_SHARE: Final = 0.5
 # The coverage at which a sentence keeps its chunk's share (see the module docstring).
 COVERAGE_PIVOT: Final = 0.5
+# What having a chunk's text is worth besides its sentences' values, as a share of its worth
+# (see the module docstring): the same share as the lift for reaching its record at all.
+CHUNK_SHARE: Final = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,13 +147,18 @@ def units_of(
         assert best is not None
         weight = type_weights.get(draft.record.type.value, 1.0)
         worth = weight * max(_worth(priors[id(one)], shares[id(one)]) for one in draft.chunks)
+        # The record's worth, spread over its chunk's text by length (see the docstring).
+        spread = max(
+            _worth(priors[id(one)], shares[id(one)]) * len(draft.text) / max(1, len(one.text))
+            for one in draft.chunks
+        )
         units.append(
             Unit(
                 draft.record,
                 draft.start,
                 draft.end,
                 draft.text,
-                weight * best[0],
+                weight * (best[0] + CHUNK_SHARE * spread),
                 best[1],
                 tuple(sorted(draft.chunks, key=lambda one: one.rank)),
                 draft.segment,
