@@ -7,7 +7,14 @@
 * token F1: SQuAD's, best over the gold answers (lower case, punctuation and English articles
   removed, as the official script does, so it is a little harsh on Spanish and French);
 * supported: share of the answer's sentences the attribution finds a passage for;
-* cited: the answer has a sentence whose citation names a passage that holds it.
+* cited: the answer has a sentence whose citation names a passage that holds it (``model
+  cited``: the model wrote that mark itself, the attribution did not have to find it);
+* refused: the coverage gate answered with the not-covered notice instead of asking the model
+  (``refused, evidence sent``: it did so although a passage sent holds the question's evidence);
+* evidence sent: share of questions whose context holds a passage with the evidence sentence.
+
+:func:`answer_record` is one answer as a JSON line, with its sentences, their support and
+citations, and the passages that were sent, so a run's failures can be read one by one.
 """
 
 from __future__ import annotations
@@ -23,9 +30,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Final
 
 from open_notebook.chat import DoneEvent
-from open_notebook.llm import ChatMessage, LocalModel, Role, SupportStatus
+from open_notebook.llm import ChatMessage, CitedBy, LocalModel, Role, SupportStatus
 
 _MARK = re.compile(r"\[[^\[\]]{1,40}\]")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -78,13 +86,25 @@ class ModelTally:
     gold_sentences: int = 0
     supported_sentences: int = 0
     cited: int = 0
+    model_cited: int = 0
     coverage_low: int = 0
+    refused: int = 0
+    evidence_sent: int = 0
+    refused_with_evidence: int = 0
     words: list[int] = field(default_factory=list)
     f1: list[float] = field(default_factory=list)
     first_token_s: list[float] = field(default_factory=list)
     total_s: list[float] = field(default_factory=list)
 
-    def add(self, done: DoneEvent, golds: Sequence[str], first: float | None, total: float) -> None:
+    def add(
+        self,
+        done: DoneEvent,
+        golds: Sequence[str],
+        first: float | None,
+        total: float,
+        *,
+        evidence_sent: bool = False,
+    ) -> None:
         self.asked += 1
         self.gold_in_answer += has_answer(done.answer, golds)
         self.sentences += len(done.sentences)
@@ -93,7 +113,13 @@ class ModelTally:
             one.status is SupportStatus.SUPPORTED for one in done.sentences
         )
         self.cited += any(c.supports for one in done.sentences for c in one.citations)
+        self.model_cited += any(
+            c.supports and c.by is CitedBy.MODEL for one in done.sentences for c in one.citations
+        )
         self.coverage_low += done.coverage == "low"
+        self.refused += done.refused
+        self.evidence_sent += evidence_sent
+        self.refused_with_evidence += done.refused and evidence_sent
         self.words.append(len(unmarked(done.answer).split()))
         self.f1.append(token_f1(done.answer, golds))
         if first is not None:
@@ -110,12 +136,70 @@ class ModelTally:
             "token F1": statistics.fmean(self.f1) if self.f1 else 0.0,
             "supported": self.supported_sentences / max(self.sentences, 1),
             "cited": self.cited / asked,
+            "model cited": self.model_cited / asked,
             "first token p50 s": quantile(self.first_token_s, 0.5),
             "first token p95 s": quantile(self.first_token_s, 0.95),
             "answer p50 s": quantile(self.total_s, 0.5),
             "answer p95 s": quantile(self.total_s, 0.95),
             "coverage low": self.coverage_low / asked,
+            "refused": self.refused / asked,
+            "evidence sent": self.evidence_sent / asked,
+            "refused, evidence sent": self.refused_with_evidence / asked,
         }
+
+
+def answer_record(
+    done: DoneEvent,
+    golds: Sequence[str],
+    first: float | None,
+    total: float,
+    *,
+    evidence: Sequence[int],
+    **about: object,
+) -> dict[str, Any]:
+    """One answer as a JSON line: what was asked, the answer, each sentence with its support and
+    citations, the measures, the times, and the passages sent (``evidence``: the numbers of
+    those holding the question's evidence sentence)."""
+    return {
+        **about,
+        "gold": list(golds),
+        "answer": done.answer,
+        "gold_in_answer": has_answer(done.answer, golds),
+        "f1": round(token_f1(done.answer, golds), 4),
+        "words": len(unmarked(done.answer).split()),
+        "sentences": [
+            {
+                "text": one.text,
+                "status": one.status.value,
+                "score": round(one.score, 3),
+                "gold": has_answer(one.text, golds),
+                "citations": [
+                    {
+                        "number": None if c.passage is None else c.passage.number,
+                        "by": c.by.value,
+                        "written": c.written,
+                        "status": c.status.value,
+                        "score": None if c.score is None else round(c.score, 3),
+                        "supports": c.supports,
+                    }
+                    for c in one.citations
+                ],
+            }
+            for one in done.sentences
+        ],
+        "supported": sum(one.status is SupportStatus.SUPPORTED for one in done.sentences),
+        "cited": any(c.supports for one in done.sentences for c in one.citations),
+        "coverage": done.coverage,
+        "coverage_score": round(done.coverage_score, 4),
+        "refused": done.refused,
+        "evidence_passages": list(evidence),
+        "context_tokens": done.context_tokens,
+        "first_token_s": None if first is None else round(first, 3),
+        "total_s": round(total, 3),
+        "passages": [
+            {"number": one.number, "title": one.title, "text": one.text} for one in done.passages
+        ],
+    }
 
 
 def rss_mb() -> float:
@@ -133,16 +217,41 @@ SPEED_PROMPT = [
 
 async def decode_speed(model: LocalModel, tokens: int, *, busy: bool) -> float:
     """Decode tokens/s of one generation, with a spinning process holding a core when ``busy``."""
+    await _timed(model, SPEED_PROMPT, tokens, busy=busy)
+    return model.last_timings.get("predicted_per_second", 0.0)
+
+
+# About 600 tokens of prose, the size of a default context: what an answer's prefill reads.
+_PREFILL_TEXT: Final = " ".join(
+    f"Passage {number}: the baker walked to the harbour at dawn, counted {number * 7} loaves, "
+    f"and wrote the price of rye in a small book before the ships came in."
+    for number in range(1, 21)
+)
+
+
+async def prefill_speed(model: LocalModel, *, busy: bool, salt: int) -> float:
+    """Prefill tokens/s of a ~600-token prompt (``salt`` changes its first words, so no cached
+    prefix is reused)."""
+    messages = [
+        ChatMessage(Role.SYSTEM, f"Request {salt}. You are a helpful assistant."),
+        ChatMessage(Role.USER, f"{_PREFILL_TEXT}\nSay one word."),
+    ]
+    await _timed(model, messages, 1, busy=busy)
+    return model.last_timings.get("prompt_per_second", 0.0)
+
+
+async def _timed(
+    model: LocalModel, messages: Sequence[ChatMessage], tokens: int, *, busy: bool
+) -> None:
     spinner = (
         subprocess.Popen([sys.executable, "-c", "while True: pass"]) if busy else None  # noqa: S603
     )
     try:
         if spinner is not None:
             time.sleep(0.3)
-        async for _ in model.stream(SPEED_PROMPT, max_tokens=tokens):
+        async for _ in model.stream(messages, max_tokens=tokens):
             pass
     finally:
         if spinner is not None:
             spinner.kill()
             spinner.wait()
-    return model.last_timings.get("predicted_per_second", 0.0)

@@ -51,7 +51,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench._answer_metrics import ModelTally, decode_speed, has_answer, rss_mb
+from bench._answer_metrics import (
+    ModelTally,
+    answer_record,
+    decode_speed,
+    prefill_speed,
+    rss_mb,
+)
 from bench._summary import record
 from open_notebook.chat import DoneEvent, TokenEvent, ask_notebook
 from open_notebook.config import LocalModelName, Settings
@@ -141,6 +147,12 @@ def holds_evidence(passage: NumberedPassage, spans: Sequence[tuple[str, int, int
         if overlap >= (end - start) / 2:
             return True
     return False
+
+
+def passages_holding(done: DoneEvent, corpus: Corpus, query_id: str) -> list[int]:
+    """The numbers of the passages sent that hold the question's evidence sentence."""
+    spans = evidence_spans(corpus, query_id)
+    return [one.number for one in done.passages if holds_evidence(one, spans)]
 
 
 def spread(ids: Sequence[str], count: int, offset: int = 0) -> list[str]:
@@ -345,29 +357,20 @@ async def compare(
             done, first, total = await ask_once(
                 store, embedder, llm, settings, corpus.notebook_id, question, budget
             )
-            tallies[name].add(done, golds, first, total)
+            evidence = passages_holding(done, corpus, query_id)
+            tallies[name].add(done, golds, first, total, evidence_sent=bool(evidence))
             log.append(
-                {
-                    "query": query_id,
-                    "model": name,
-                    "question": question,
-                    "gold": list(golds),
-                    "answer": done.answer,
-                    "statuses": [one.status.value for one in done.sentences],
-                    "sentences": len(done.sentences),
-                    "gold_sentences": sum(has_answer(one.text, golds) for one in done.sentences),
-                    "supported": sum(
-                        one.status is SupportStatus.SUPPORTED for one in done.sentences
-                    ),
-                    "cited": any(c.supports for one in done.sentences for c in one.citations),
-                    "gold_in_answer": has_answer(done.answer, golds),
-                    "words": tallies[name].words[-1],
-                    "f1": tallies[name].f1[-1],
-                    "coverage": done.coverage,
-                    "first_token_s": first,
-                    "total_s": total,
-                    "set": corpus.dataset.name,
-                }
+                answer_record(
+                    done,
+                    golds,
+                    first,
+                    total,
+                    query=query_id,
+                    model=name,
+                    question=question,
+                    data=corpus.dataset.name,
+                    evidence=evidence,
+                )
             )
             if out is not None:
                 with out.open("a", encoding="utf-8") as file:
@@ -396,7 +399,8 @@ def print_table(title: str, tallies: dict[str, ModelTally], rss: dict[str, float
 async def speeds(
     models: dict[str, LocalModel], models_dir: Path, window: int, tokens: int
 ) -> dict[str, dict[str, float]]:
-    """Decode tokens/s, idle and with one core busy, with 1 and 2 llama.cpp threads."""
+    """Decode and prefill tokens/s, idle and with one core busy, with 1 and 2 llama.cpp
+    threads."""
     found: dict[str, dict[str, float]] = {}
     for name, one in models.items():
         found[name] = {}
@@ -407,10 +411,14 @@ async def speeds(
                 await asyncio.to_thread(model.warm_up)
             for busy in (False, True):
                 rate = await decode_speed(model, tokens, busy=busy)
-                found[name][f"{threads} thread(s) {'busy' if busy else 'idle'}"] = rate
+                prefill = await prefill_speed(model, busy=busy, salt=len(found[name]))
+                state = "busy" if busy else "idle"
+                found[name][f"{threads} thread(s) {state}"] = rate
+                found[name][f"prefill, {threads} thread(s) {state}"] = prefill
                 print(
                     f"  {name}: {threads} thread(s), {'one core busy' if busy else 'idle'}: "
-                    f"decode {rate:.1f} tokens/s (load {os.getloadavg()[0]:.1f})",
+                    f"decode {rate:.1f} tokens/s, prefill {prefill:.0f} tokens/s "
+                    f"(load {os.getloadavg()[0]:.1f})",
                     flush=True,
                 )
             if model is not one:
@@ -450,6 +458,7 @@ async def one_set(
     rss: dict[str, float],
     data: str,
     log: list[dict[str, object]],
+    out: Path | None,
 ) -> dict[str, ModelTally]:
     store = await open_store(settings)
     try:
@@ -465,7 +474,9 @@ async def one_set(
         # parallel parts together ask them all.
         part, parts = (int(one) for one in args.part.split("/"))
         asked = asked[part - 1 :: parts]
-        tallies = await compare(store, embedder, models, settings, corpus, asked, args.budget, log)
+        tallies = await compare(
+            store, embedder, models, settings, corpus, asked, args.budget, log, out
+        )
         print_table(f"{data}: {len(asked)} questions, budget {args.budget}", tallies, rss)
         for name, tally in tallies.items():
             for measure, value in tally.row().items():
@@ -523,32 +534,45 @@ async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         models_dir = Path(args.models_dir or Path(tmp) / "models")
         settings = Settings(
-            data_dir=Path(tmp),
-            database_url="mem://",
-            llm_answer_tokens=args.answer,
-            llm_context_window=args.window,
+            data_dir=Path(tmp), database_url="mem://", llm_context_window=args.window
         )
+        if args.answer is not None:
+            settings = settings.model_copy(update={"llm_answer_tokens": args.answer})
+        out = Path(args.out) if args.out else None
+        answers_file = None
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+            answers_file = out / "answers.jsonl"
+            answers_file.write_text("", "utf-8")
+        summary: dict[str, object] = {
+            "args": vars(args),
+            "answer_tokens": settings.llm_answer_tokens,
+            "load_at_start": os.getloadavg(),
+        }
         embedder = create_embedder(settings)
         await asyncio.to_thread(embedder.warm_up)
         names = args.models.split(",")
         models, rss = await load_models(names, models_dir, args.window, args.threads)
+        summary["rss_mb"] = rss
         if args.speed_tokens:
             found = await speeds(models, models_dir, args.window, args.speed_tokens)
+            summary["decode_tokens_per_s"] = found
             for name, rates in found.items():
                 for measure, rate in rates.items():
                     record(NAME, f"{name} decode tokens/s, {measure}", ours=round(rate, 1))
         log: list[dict[str, object]] = []
         results: dict[str, dict[str, dict[str, float]]] = {}
+        summary["results"] = results
         try:
             for data in filter(None, args.sets.split(",")):
-                tallies = await one_set(args, settings, embedder, models, rss, data, log)
+                tallies = await one_set(
+                    args, settings, embedder, models, rss, data, log, answers_file
+                )
                 results[data] = {name: tally.row() for name, tally in tallies.items()}
         finally:
-            if args.out:
-                Path(args.out).write_text(
-                    json.dumps({"results": results, "rss_mb": rss, "answers": log}, indent=1),
-                    "utf-8",
-                )
+            summary["load_at_end"] = os.getloadavg()
+            if out is not None:
+                (out / "summary.json").write_text(json.dumps(summary, indent=1), "utf-8")
         print(f"load average at end {os.getloadavg()}")
 
 
@@ -561,10 +585,16 @@ if __name__ == "__main__":
     parser.add_argument("--support-questions", type=int, default=60)
     parser.add_argument("--turns", type=int, default=5)
     parser.add_argument("--budget", type=int, default=600)
-    parser.add_argument("--answer", type=int, default=128)
+    parser.add_argument(
+        "--answer", type=int, default=None, help="answer tokens (default: the product's setting)"
+    )
     parser.add_argument("--window", type=int, default=4096)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--speed-tokens", type=int, default=48)
     parser.add_argument("--part", default="1/1", help="K/N: ask every N-th question from the K-th")
-    parser.add_argument("--out", default=None, help="write every answer and the tables as JSON")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="a directory: answers.jsonl (every answer as it comes) and summary.json (the tables)",
+    )
     asyncio.run(main(parser.parse_args()))
