@@ -255,3 +255,57 @@ async def _timed(
         if spinner is not None:
             spinner.kill()
             spinner.wait()
+
+
+def rows_from_records(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
+    """The tables of a run (set -> model -> measure) from its answers.jsonl lines, on the
+    questions every model of the set answered (a stopped run compares like with like)."""
+    by_set: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
+    for one in records:
+        by_set.setdefault(str(one["data"]), {}).setdefault(str(one["model"]), {})[
+            str(one["query"])
+        ] = one
+    tables: dict[str, dict[str, dict[str, float]]] = {}
+    for data, models in by_set.items():
+        shared = set.intersection(*(set(answers) for answers in models.values()))
+        tables[data] = {
+            model: _row_of([answers[query] for query in sorted(shared)])
+            for model, answers in models.items()
+        }
+    return tables
+
+
+def _row_of(answers: Sequence[dict[str, Any]]) -> dict[str, float]:
+    asked = max(len(answers), 1)
+    sentences = [s for one in answers for s in one["sentences"]]
+    total = max(len(sentences), 1)
+
+    def share(test: Any) -> float:
+        return sum(1 for one in answers if test(one)) / asked
+
+    firsts = [one["first_token_s"] for one in answers if one["first_token_s"] is not None]
+    totals = [one["total_s"] for one in answers]
+    return {
+        "questions": len(answers),
+        "gold in answer": share(lambda one: one["gold_in_answer"]),
+        "gold in sentence": sum(s["gold"] for s in sentences) / total,
+        "words p50": statistics.median(one["words"] for one in answers) if answers else 0.0,
+        "token F1": statistics.fmean(one["f1"] for one in answers) if answers else 0.0,
+        "supported": sum(s["status"] == "supported" for s in sentences) / total,
+        "cited": share(lambda one: one["cited"]),
+        "model cited": share(
+            lambda one: any(
+                c["supports"] and c["by"] == "model"
+                for s in one["sentences"]
+                for c in s["citations"]
+            )
+        ),
+        "first token p50 s": quantile(firsts, 0.5),
+        "first token p95 s": quantile(firsts, 0.95),
+        "answer p50 s": quantile(totals, 0.5),
+        "answer p95 s": quantile(totals, 0.95),
+        "coverage low": share(lambda one: one["coverage"] == "low"),
+        "refused": share(lambda one: one["refused"]),
+        "evidence sent": share(lambda one: bool(one["evidence_passages"])),
+        "refused, evidence sent": share(lambda one: one["refused"] and one["evidence_passages"]),
+    }

@@ -56,6 +56,7 @@ from bench._answer_metrics import (
     answer_record,
     decode_speed,
     prefill_speed,
+    rows_from_records,
     rss_mb,
 )
 from bench._summary import record
@@ -529,6 +530,25 @@ async def support_and_session(
     )
 
 
+def summarize(files: Sequence[str]) -> None:
+    """Print the tables of earlier runs from their answers.jsonl files (a stopped run too)."""
+    records = [
+        json.loads(line)
+        for name in files
+        for line in Path(name).read_text("utf-8").splitlines()
+        if line.strip()
+    ]
+    for data, rows in rows_from_records(records).items():
+        names = list(rows)
+        count = int(next(iter(rows.values()))["questions"])
+        print(f"\n{data}: {count} questions every model answered")
+        print("| measure | " + " | ".join(names) + " |")
+        print("| --- |" + " --- |" * len(names))
+        for measure in next(iter(rows.values())):
+            shown = [f"{rows[name][measure]:.3f}" for name in names]
+            print(f"| {measure} | " + " | ".join(shown) + " |")
+
+
 async def main(args: argparse.Namespace) -> None:
     print(f"load average at start {os.getloadavg()}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -597,4 +617,15 @@ if __name__ == "__main__":
         default=None,
         help="a directory: answers.jsonl (every answer as it comes) and summary.json (the tables)",
     )
-    asyncio.run(main(parser.parse_args()))
+    parser.add_argument(
+        "--summarize",
+        nargs="+",
+        default=None,
+        metavar="JSONL",
+        help="only print the tables of earlier runs' answers.jsonl files",
+    )
+    parsed = parser.parse_args()
+    if parsed.summarize:
+        summarize(parsed.summarize)
+    else:
+        asyncio.run(main(parsed))
