@@ -90,10 +90,9 @@ async def test_second_turn_sends_the_first_as_history(
     assert second.session_id == first.session_id
     roles = [m.role for m in sent_messages(server.requests[1])]
     assert roles == [Role.SYSTEM, Role.USER, Role.ASSISTANT, Role.USER]
-    # The first turn is sent as it was: its question, its passages, its question again.
+    # The first turn is sent as it was: its context, then its question.
     earlier = sent_messages(server.requests[1])[1].content
-    assert earlier.startswith("Question: How often?\n\nPassages:\n")
-    assert earlier.endswith("Question: How often?")
+    assert earlier.startswith("Context:\n") and earlier.endswith("Question: How often?")
     assert second.plan["history_kept"] == 2 and second.plan["history_trimmed"] == 0
     assert len(await ChatSessions(store.sessions).messages(first.session_id)) == 4
 

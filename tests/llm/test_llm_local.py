@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 from pathlib import Path
 
 import httpx
@@ -13,7 +12,6 @@ from open_notebook.llm import (
     MODELS,
     ChatMessage,
     LocalModel,
-    Quote,
     Role,
     chatml_prompt,
     ensure_model_file,
@@ -122,30 +120,3 @@ def test_loopback_server_refuses_requests_without_the_process_key(gemma: LocalMo
     assert gemma.loopback_url is not None and gemma.loopback_url.startswith("http://127.0.0.1:")
     response = httpx.post(f"{gemma.loopback_url}/tokenize", json={"content": "hi"}, timeout=10)
     assert response.status_code == 401
-
-
-# One or two sentences of the model's words, each ending with a passage mark.
-WRITTEN_FORM = re.compile(r"[^\[\]\n]+ ?\[\d+(, \d+)*\]\.?( [^\[\]\n]+ ?\[\d+(, \d+)*\]\.?)?")
-
-
-@pytest.mark.slow
-async def test_a_grounded_answer_of_the_writing_default_has_its_form_held(
-    default_model: LocalModel,
-) -> None:
-    assert not default_model.spec.quoting
-    sentence = "The bakery on Mill Street opens at six in the morning."
-    messages = [
-        ChatMessage(Role.SYSTEM, "Answer from the numbered passages and cite them."),
-        ChatMessage(Role.USER, f"[1] {sentence}\n\nQuestion: When does the bakery open?"),
-    ]
-    # A request that offers quotes is a grounded answer: written freely, held to its form.
-    answer = "".join(
-        [
-            d
-            async for d in default_model.stream(
-                messages, max_tokens=500, quote=[Quote(1, sentence)]
-            )
-        ]
-    )
-    assert WRITTEN_FORM.fullmatch(answer.strip()), answer
-    assert default_model.last_usage["completion_tokens"] <= default_model.spec.answer_tokens

@@ -54,9 +54,6 @@ from open_notebook.store import Store
 ContextFactory = Callable[[str, str], ContextBuild]
 CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
 
-# The prompt asks for one or two short sentences: a line break is where a small model starts a
-# list or copies passages (bench/answers.py), so the answer ends there.
-ANSWER_STOPS: Final = ("\n",)
 NOT_COVERED: Final = (
     "The notebook does not cover this question: none of its passages matches it well enough "
     "to answer from."
@@ -218,11 +215,9 @@ async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any
     parts: list[str] = []
     # The sentences of this request's passages that best match the question: a model that can
     # be held to quoting answers with one of them and its mark (the attribution still judges
-    # it); their presence also tells a writing local model the request is a grounded answer.
+    # it).
     quotes = await asyncio.to_thread(quote_choices, state.question, state.seen, deps.scorer)
-    stream = deps.llm.stream(
-        messages, max_tokens=deps.answer_tokens, stop=ANSWER_STOPS, quote=quotes
-    )
+    stream = deps.llm.stream(messages, max_tokens=deps.answer_tokens, quote=quotes)
     async for delta in stream:
         parts.append(delta)
         write({"token": delta})

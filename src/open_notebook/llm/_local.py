@@ -20,7 +20,7 @@ import httpx
 
 from open_notebook.errors import ModelError
 from open_notebook.llm._models import LocalModelSpec, Template, ensure_model_file
-from open_notebook.llm._quotes import WRITTEN_GRAMMAR, Quote, quote_grammar
+from open_notebook.llm._quotes import Quote, quote_grammar
 from open_notebook.llm._types import ChatMessage, Role, collect
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,6 @@ GEMMA_STOPS: Final = ("<end_of_turn>", "<start_of_turn>", "<eos>", "\n### [", "\
 ANSWER_PREFIX: Final = "Answer:"
 # ChatML (Qwen): the turn ends with <|im_end|>; the rest guard against a model writing on.
 CHATML_STOPS: Final = ("<|im_end|>", "<|endoftext|>", "<|im_start|>", "\nQuestion:")
-
 _DONE: Final = object()
 
 
@@ -193,8 +192,6 @@ class LocalModel:
         quote: Sequence[Quote],
     ) -> dict[str, Any]:
         template_stops = GEMMA_STOPS if self.spec.template is Template.GEMMA else CHATML_STOPS
-        # A small model that runs past two short sentences is copying or repeating itself.
-        max_tokens = min(max_tokens, self.spec.answer_tokens)
         request: dict[str, Any] = {
             "prompt": render_prompt(self.spec, messages),
             "max_tokens": max_tokens,
@@ -208,10 +205,6 @@ class LocalModel:
             # A model that writes answers greedily: the same question gets the same answer,
             # and the bench's quality numbers do not depend on a draw.
             request.update(temperature=0.0, repeat_penalty=1.0)
-            if quote:
-                # A grounded answer (its request offers quotes): its words are the model's, its
-                # form is held, marks after each sentence, never first, no lists.
-                request["grammar"] = WRITTEN_GRAMMAR
         grammar = quote_grammar(quote) if quote and self.spec.quoting else None
         if grammar is not None:
             # Quoting is choosing: the most likely of the quotes, taken greedily, and no

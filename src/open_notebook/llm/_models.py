@@ -49,9 +49,7 @@ class LocalModelSpec:
     """A local model: its setting name, the file its parts make, and how it is prompted.
 
     ``quoting``: the model answers by quoting a passage's sentence under a grammar
-    (:mod:`open_notebook.llm._quotes`) rather than writing the answer. ``answer_tokens``: the
-    most tokens one generation takes, whatever the request asks (two short sentences with their
-    marks fit; bench/answers.py).
+    (:mod:`open_notebook.llm._quotes`) rather than writing the answer.
     """
 
     name: LocalModelName
@@ -66,7 +64,6 @@ class LocalModelSpec:
     max_window: int
     install: str  # what installs the parts, for the error that says they are missing
     provenance: str
-    answer_tokens: int = 96
 
     def part_paths(self) -> list[Path]:
         """The installed part files, in order.

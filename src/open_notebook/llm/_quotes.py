@@ -109,18 +109,3 @@ def quote_grammar(quotes: Sequence[Quote], *, max_quotes: int = MAX_QUOTES) -> s
             for name in names
         )
     return "\n".join([f"root ::= {root}", *rules]) + "\n"
-
-
-# A written answer's form: one or two sentences of the model's own words, each ending with a
-# passage mark ("... 1889 [2]." or "... 1889. [2]"); no line break, no bracket inside a
-# sentence, no mark first, and a sentence that ends (a full stop and a space) must take its mark
-# there: a model held only to "a mark somewhere" writes on sentence after sentence without one.
-# The words are the model's; only where the marks go is held.
-WRITTEN_GRAMMAR: Final = (
-    'root ::= said (" " said)?\n'
-    "said ::= text end\n"
-    'text ::= [^.\\[\\]\\n] ([^.\\[\\]\\n] | "." [^ .\\[\\]\\n])*\n'
-    'end ::= "." " "? mark | " "? mark "."?\n'
-    'mark ::= "[" num (", " num)* "]"\n'
-    "num ::= [1-9] [0-9]?\n"
-)
