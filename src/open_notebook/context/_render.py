@@ -59,16 +59,18 @@ def _markdown(candidate: Candidate, body: str, truncated: bool, memo: ContextMem
     return f"{header}\n{inert}" if inert else header
 
 
-def _xml_open(candidate: Candidate, truncated: bool) -> str:
-    attributes = [f"id={quoteattr(candidate.id)}"]
+def _xml_open(candidate: Candidate, truncated: bool, *, ids: bool = True) -> str:
+    """The element that opens a record: with its id (and an insight's source) where the id is
+    what cites it, without them under a question's passage numbers."""
+    attributes = [f"id={quoteattr(candidate.id)}"] if ids else []
     title = _one_line(_XML_FORBIDDEN.sub("", candidate.title))
     if title:
         attributes.append(f"title={quoteattr(title)}")
-    if candidate.type is ItemType.INSIGHT and candidate.parent_id:
+    if ids and candidate.type is ItemType.INSIGHT and candidate.parent_id:
         attributes.append(f"source={quoteattr(candidate.parent_id)}")
     if truncated:
         attributes.append('truncated="true"')
-    return f"<{_TAGS[candidate.type]} {' '.join(attributes)}>"
+    return f"<{' '.join([_TAGS[candidate.type], *attributes])}>"
 
 
 def _xml(candidate: Candidate, body: str, truncated: bool, memo: ContextMemo | None) -> str:
@@ -143,21 +145,11 @@ def _markdown_label(candidate: Candidate, truncated: bool) -> str:
     return f"### {label}{TRUNCATED_NOTE if truncated else ''}"
 
 
-def _xml_label(candidate: Candidate, truncated: bool) -> str:
-    attributes = []
-    title = _one_line(_XML_FORBIDDEN.sub("", candidate.title))
-    if title:
-        attributes.append(f"title={quoteattr(title)}")
-    if truncated:
-        attributes.append('truncated="true"')
-    return f"<{' '.join([_TAGS[candidate.type], *attributes])}>"
-
-
 def record_frame(candidate: Candidate, fmt: RenderFormat, *, truncated: bool) -> tuple[str, str]:
     """The label a record's passages sit under (no record id: see above), and what closes the
     block."""
     if fmt is RenderFormat.XML:
-        return _xml_label(candidate, truncated), f"\n</{_TAGS[candidate.type]}>"
+        return _xml_open(candidate, truncated, ids=False), f"\n</{_TAGS[candidate.type]}>"
     return _markdown_label(candidate, truncated), ""
 
 

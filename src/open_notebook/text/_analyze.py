@@ -71,8 +71,7 @@ class WordTerms:
     def __init__(self, language: str = DEFAULT_LANGUAGE, *, for_query: bool = False) -> None:
         self.language = language
         self._for_query = for_query
-        algorithm = STEMMERS.get(language)
-        self._stemmer = Stemmer.Stemmer(algorithm) if algorithm else None
+        self._stemmer = _stemmer_of(language)
         self._stops = stop_words(language)
         self._cache: dict[str, tuple[str, ...]] = {}
 
@@ -115,8 +114,7 @@ def marking_stems(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
     """The distinct stems of ``text``'s words in ``language``, accents kept, stop words left out
     (words of unspaced scripts whole): prefixes that mark a word's forms where it is shown
     ("flows" marks "flow" and "flowing"; "corriendo" marks "corrieron"), not terms to match."""
-    algorithm = STEMMERS.get(language)
-    stemmer = Stemmer.Stemmer(algorithm) if algorithm else None
+    stemmer = _stemmer_of(language)
     stops = stop_words(language)
     found = [word for word in dict.fromkeys(words(text)) if word not in stops]
     spaced = [word for word in found if not has_unspaced(word)]
@@ -193,6 +191,12 @@ class TextTerms:
             for one in analyze.many(found).values():
                 terms.update(one)
         return frozenset(terms)
+
+
+def _stemmer_of(language: str) -> Stemmer.Stemmer | None:
+    """``language``'s Snowball stemmer (``None``: Snowball has none for it)."""
+    algorithm = STEMMERS.get(language)
+    return Stemmer.Stemmer(algorithm) if algorithm else None
 
 
 def _fold(word: str) -> str:

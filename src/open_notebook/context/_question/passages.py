@@ -153,8 +153,8 @@ def blocks_of(
     grouped.sort(key=lambda group: (-group[2], group[0].id))
     blocks: list[RecordBlock] = []
     number = 0
-    labels = [label_of(labelled(group[0], counter), fmt) for group in grouped]
-    for place, opening, closing in shared_labels(labels):
+    shown = [labelled(group[0], counter) for group in grouped]
+    for place, opening, closing in shared_labels([label_of(one, fmt) for one in shown]):
         record, passages, relevance, whole = grouped[place]
         numbered: list[Passage] = []
         for one in passages:
@@ -162,7 +162,7 @@ def blocks_of(
             text = before.format(number) + inert_text(one.text, fmt) + after
             numbered.append(replace(one, number=number, tokens=counter.count(text)))
         block = render_passages(
-            labelled(record, counter),
+            shown[place],
             [RunText(str(one.number), one.text, one.gap_before) for one in numbered],
             truncated=False,
             fmt=fmt,
