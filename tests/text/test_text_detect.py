@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from open_notebook.errors import ModelError
-from open_notebook.text import LanguageDetector, Script, main_script, stop_word_vote
+from open_notebook.text import (
+    LanguageDetector,
+    Script,
+    main_script,
+    script_letters,
+    stop_word_vote,
+)
 from open_notebook.text import _detect as detect_module
 
 LONG = {
@@ -58,6 +64,23 @@ def test_scripts_that_settle_a_language_need_no_detector() -> None:
     assert detector._cld2 is None
     assert main_script("abc 東京") is Script.LATIN
     assert main_script("12345 !?") is None
+
+
+def test_script_letters_count_letters_only_in_every_block() -> None:
+    # Signs and marks inside a script's block are not letters: × and ÷ sit among Latin-1's
+    # letters, Devanagari's vowel signs and virama among its consonants.
+    assert script_letters("naïve × café ÷ 2") == {Script.LATIN: 9}
+    assert script_letters("हिन्दी") == {Script.DEVANAGARI: 3}
+    # Letters of several scripts, ASCII and not, each counted where they belong.
+    assert script_letters("Ça va, Москва? 東京 ok ℵ") == {
+        Script.LATIN: 6,
+        Script.CYRILLIC: 6,
+        Script.HAN: 2,
+        Script.OTHER: 1,
+    }
+    assert script_letters("Ωμέγα ἄλφα") == {Script.GREEK: 9}
+    assert script_letters("") == {}
+    assert script_letters("— “¿?” 42 €") == {}
 
 
 def test_empty_digits_and_mixed_texts(detector: LanguageDetector) -> None:

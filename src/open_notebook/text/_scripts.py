@@ -90,7 +90,14 @@ INDIC: Final = frozenset(
 MOST_SCRIPTS: Final = frozenset(Script) - {Script.OTHER}
 LATIN_ONLY: Final = frozenset({Script.LATIN})
 _PATTERNS: Final = {script: re.compile(f"[{chars}]") for script, chars in _RANGES.items()}
-_LETTER: Final = re.compile(r"[^\W\d_]")
+# Each block of each script as (first character, last character, script).
+_BLOCKS: Final = tuple(
+    (first, last, script)
+    for script, chars in _RANGES.items()
+    for first, last in re.findall(r"(.)-(.)", chars)
+)
+_OTHER_LETTER: Final = re.compile(r"[^\W\d_A-Za-z]")
+_ASCII_NON_LETTERS: Final = bytes(code for code in range(128) if not chr(code).isalpha())
 
 # The language a script alone settles.
 SCRIPT_LANGUAGE: Final = {
@@ -124,11 +131,31 @@ UNSPACED: Final = re.compile(
 def script_letters(text: str) -> dict[Script, int]:
     """How many letters of each script ``text`` holds (scripts with none left out); letters of
     no named script count as :attr:`Script.OTHER`."""
+    # The ASCII letters are what is left of the ASCII characters without the rest.
+    latin = len(text.encode("ascii", "ignore").translate(None, _ASCII_NON_LETTERS))
     if text.isascii():
-        latin = sum(1 for char in text if char.isalpha())
         return {Script.LATIN: latin} if latin else {}
-    counts = {script: len(pattern.findall(text)) for script, pattern in _PATTERNS.items()}
-    counts[Script.OTHER] = max(0, len(_LETTER.findall(text)) - sum(counts.values()))
+    counts = {Script.LATIN: latin}
+    letters = "".join(_OTHER_LETTER.findall(text))
+    if letters:
+        # Only the blocks between the smallest and the largest of these letters can hold them,
+        # and one block holding both holds them all: a text is mostly one script, and a search
+        # per script over the whole text cost ~0.1 ms per chunk at ingest.
+        low, high = min(letters), max(letters)
+        whole = next(
+            (script for first, last, script in _BLOCKS if first <= low <= high <= last), None
+        )
+        named = 0
+        if whole is not None:
+            counts[whole] = counts.get(whole, 0) + len(letters)
+            named = len(letters)
+        else:
+            near = {script for first, last, script in _BLOCKS if first <= high and last >= low}
+            for script in near:
+                found = len(_PATTERNS[script].findall(letters))
+                counts[script] = counts.get(script, 0) + found
+                named += found
+        counts[Script.OTHER] = len(letters) - named
     return {script: count for script, count in counts.items() if count}
 
 
