@@ -28,5 +28,16 @@ def with_languages(rows: Sequence[ChunkRow], detector: LanguageDetector) -> list
             break
         sample.append(row.text)
         size += len(row.text)
-    prior = detector.detect("\n".join(sample))
-    return [replace(row, language=detector.detect(row.text, prior=prior)) for row in rows]
+    joined = "\n".join(sample)[:SAMPLE_CHARS]
+    prior = detector.detect(joined)
+    # A chunk that starts with the whole sample (a text of one chunk, a first chunk longer than
+    # the sample) reads the same characters again: its language is the prior.
+    return [
+        replace(
+            row,
+            language=prior
+            if row.text[:SAMPLE_CHARS] == joined
+            else detector.detect(row.text, prior=prior),
+        )
+        for row in rows
+    ]
