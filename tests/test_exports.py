@@ -161,6 +161,7 @@ EXPORTS: dict[str, list[str]] = {
         "StoredMessage",
         "Turn",
         "build_chat_graph",
+        "coverage_notice",
         "existing_ids",
         "fit_context",
         "frame",

@@ -12,8 +12,6 @@ from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
 from open_notebook.errors import InvalidInputError
 from open_notebook.graphs import (
-    NOT_COVERED,
-    WARNING,
     ChatDeps,
     ChatSessions,
     ChatState,
@@ -152,9 +150,7 @@ def _done(final: Mapping[str, Any], llm: LanguageModel) -> DoneEvent:
     plan_dict["context_attempts"] = context.attempts if context else 0
     sent = {one.number for one in context.prompt.sent} if context else set()
     visible = tuple(final.get("seen") or ())
-    notice = None
-    if coverage is not None and coverage.coverage is Coverage.LOW:
-        notice = NOT_COVERED if final.get("refused") else WARNING
+    notice = final.get("notice") if coverage is not None else None
     return DoneEvent(
         answer=str(final.get("answer") or ""),
         citations=tuple(final.get("citations") or ()),

@@ -2,8 +2,6 @@
 the context strategies' seam and session storage."""
 
 from open_notebook.graphs._common import (
-    NOT_COVERED,
-    WARNING,
     ChatDeps,
     ChatState,
     CompiledGraph,
@@ -12,6 +10,7 @@ from open_notebook.graphs._common import (
     existing_ids,
 )
 from open_notebook.graphs._context import ContextBuild, FittedContext, fit_context
+from open_notebook.graphs._notices import NOT_COVERED, WARNING, coverage_notice
 from open_notebook.graphs._prompt import ANSWER_RULE, SYSTEM_PROMPT, frame, user_turn
 from open_notebook.graphs._sessions import ChatSessions, SessionKind, StoredMessage, Turn
 
@@ -31,6 +30,7 @@ __all__ = [
     "StoredMessage",
     "Turn",
     "build_chat_graph",
+    "coverage_notice",
     "existing_ids",
     "fit_context",
     "frame",

@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Final
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
@@ -21,6 +21,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from open_notebook.config import LowCoverage
 from open_notebook.graphs._context import ContextBuild, FittedContext, empty_context, fit_context
+from open_notebook.graphs._notices import coverage_notice
 from open_notebook.graphs._prompt import frame
 from open_notebook.graphs._sessions import ChatSessions, SessionKind, StoredMessage, Turn
 from open_notebook.llm import (
@@ -49,19 +50,11 @@ from open_notebook.llm import (
     unresolved,
 )
 from open_notebook.store import Store
+from open_notebook.text import LanguageDetector
 
 # (target id, question) -> a build function taking a token budget.
 ContextFactory = Callable[[str, str], ContextBuild]
 CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
-
-NOT_COVERED: Final = (
-    "The notebook does not cover this question: none of its passages matches it well enough "
-    "to answer from."
-)
-WARNING: Final = (
-    "The notebook does not seem to cover this question: none of its passages matches it well. "
-    "The answer below is not grounded in your sources."
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +68,8 @@ class ChatDeps:
     scorer: SupportScorer
     answer_tokens: int = 256
     low_coverage: LowCoverage = LowCoverage.REFUSE
+    # Reads the question's language for the not-covered notice.
+    languages: LanguageDetector = field(default_factory=LanguageDetector)
 
 
 @dataclass
@@ -93,6 +88,8 @@ class ChatState:
     seen: tuple[NumberedPassage, ...] = ()  # every passage the model sees in this request
     coverage: CoverageCheck | None = None
     refused: bool = False
+    # What the turn says above (or instead of) its answer when the question is not covered.
+    notice: str | None = None
     request_tokens: int = 0
     answer: str = ""
     citations: list[Citation] = field(default_factory=list)
@@ -195,12 +192,12 @@ async def check_question_coverage(state: ChatState, *, config: RunnableConfig) -
     write = get_stream_writer()
     notice = None
     if check.coverage is Coverage.LOW:
-        notice = NOT_COVERED if refused else WARNING
+        notice = coverage_notice(state.question, refused=refused, languages=deps.languages)
     write({"coverage": {**check.as_dict(), "notice": notice}})
     if refused:
-        write({"token": NOT_COVERED})
-        return {"coverage": check, "refused": True, "answer": NOT_COVERED}
-    return {"coverage": check}
+        write({"token": notice})
+        return {"coverage": check, "refused": True, "answer": notice, "notice": notice}
+    return {"coverage": check, "notice": notice}
 
 
 async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
@@ -312,7 +309,7 @@ async def persist(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]
         "sentences": marked_sentences(state.sentences),
         "coverage": state.coverage.as_dict() if state.coverage else None,
         "refused": state.refused,
-        "notice": _notice(state),
+        "notice": state.notice,
         "model_id": deps.llm.model_id,
         "context_tokens": context.model_tokens,
         "manifest": dict(context.manifest),
@@ -329,12 +326,6 @@ async def persist(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]
         ],
     )
     return {"session_id": session_id}
-
-
-def _notice(state: ChatState) -> str | None:
-    if state.coverage is None or state.coverage.covered:
-        return None
-    return NOT_COVERED if state.refused else WARNING
 
 
 Node = Callable[..., Awaitable[dict[str, Any]]]

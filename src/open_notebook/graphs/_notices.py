@@ -1,0 +1,98 @@
+"""What a turn says when the notebook does not cover its question, in the question's language.
+
+The answer is written in the question's language (see ``_prompt.py``); a notice in English under
+a French question reads as a fault of the product, not as the honest "no" it is. Each language
+here has both notices written by hand; a language without them gets the English ones.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from open_notebook.text import LanguageDetector
+
+# The question could not be answered from the notebook: nothing was asked of the model.
+NOT_COVERED: Final = {
+    "en": (
+        "The notebook does not cover this question: none of its passages matches it well enough "
+        "to answer from."
+    ),
+    "es": (
+        "El cuaderno no trata esta pregunta: ninguno de sus pasajes se ajusta a ella lo "
+        "suficiente para responder a partir de él."
+    ),
+    "fr": (
+        "Le carnet ne couvre pas cette question : aucun de ses passages n'y correspond assez "
+        "pour y répondre."
+    ),
+    "de": (
+        "Das Notizbuch behandelt diese Frage nicht: Keine seiner Passagen passt gut genug zu ihr, "
+        "um daraus zu antworten."
+    ),
+    "it": (
+        "Il taccuino non tratta questa domanda: nessuno dei suoi passaggi vi corrisponde "
+        "abbastanza per rispondere."
+    ),
+    "pt": (
+        "O caderno não trata desta pergunta: nenhum dos seus trechos corresponde a ela o "
+        "suficiente para responder."
+    ),
+    "nl": (
+        "Het notitieboek behandelt deze vraag niet: geen van zijn passages past er goed genoeg "
+        "bij om op te antwoorden."
+    ),
+    "ru": (
+        "Блокнот не охватывает этот вопрос: ни один из его фрагментов не соответствует ему "
+        "настолько, чтобы на него ответить."
+    ),
+    "zh": "笔记本没有涉及这个问题：没有任何段落与它足够相符，无法据此回答。",
+    "ja": (
+        "このノートブックはこの質問を扱っていません。回答の根拠になるほど一致する箇所がありません。"
+    ),
+}
+# The question is answered anyway (``low_coverage=warn``): the notice stands above the answer.
+WARNING: Final = {
+    "en": (
+        "The notebook does not seem to cover this question: none of its passages matches it "
+        "well. The answer below is not grounded in your sources."
+    ),
+    "es": (
+        "El cuaderno no parece tratar esta pregunta: ninguno de sus pasajes se ajusta bien a "
+        "ella. La respuesta siguiente no se basa en sus fuentes."
+    ),
+    "fr": (
+        "Le carnet ne semble pas couvrir cette question : aucun de ses passages n'y correspond "
+        "bien. La réponse ci-dessous ne s'appuie pas sur vos sources."
+    ),
+    "de": (
+        "Das Notizbuch scheint diese Frage nicht zu behandeln: Keine seiner Passagen passt gut "
+        "zu ihr. Die folgende Antwort stützt sich nicht auf Ihre Quellen."
+    ),
+    "it": (
+        "Il taccuino non sembra trattare questa domanda: nessuno dei suoi passaggi vi "
+        "corrisponde bene. La risposta seguente non si basa sulle tue fonti."
+    ),
+    "pt": (
+        "O caderno não parece tratar desta pergunta: nenhum dos seus trechos corresponde bem a "
+        "ela. A resposta abaixo não se baseia nas suas fontes."
+    ),
+    "nl": (
+        "Het notitieboek lijkt deze vraag niet te behandelen: geen van zijn passages past er "
+        "goed bij. Het antwoord hieronder steunt niet op je bronnen."
+    ),
+    "ru": (
+        "Похоже, блокнот не охватывает этот вопрос: ни один из его фрагментов ему не "
+        "соответствует. Ответ ниже не опирается на ваши источники."
+    ),
+    "zh": "笔记本似乎没有涉及这个问题：没有任何段落与它相符。下面的回答并非基于你的资料。",
+    "ja": (
+        "このノートブックはこの質問を扱っていないようです。一致する箇所がありません。"
+        "以下の回答はあなたの資料に基づいていません。"
+    ),
+}
+
+
+def coverage_notice(question: str, *, refused: bool, languages: LanguageDetector) -> str:
+    """The notice for a question the notebook does not cover, in the question's language."""
+    notices = NOT_COVERED if refused else WARNING
+    return notices.get(languages.detect(question), notices["en"])

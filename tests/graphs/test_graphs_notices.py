@@ -1,0 +1,111 @@
+"""The not-covered notice speaks the question's language, through the real chat path (real
+ingest, the int8 MiniLM, the embedded database); refusing asks no model at all."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from open_notebook.chat import DoneEvent, TokenEvent, ask_notebook
+from open_notebook.config import Settings
+from open_notebook.embeddings import Embedder, create_embedder
+from open_notebook.graphs import NOT_COVERED, WARNING, coverage_notice
+from open_notebook.ingest import Extracted, Ingestor, SourceFormat
+from open_notebook.llm import ChatMessage, Quote
+from open_notebook.store import Store
+from open_notebook.text import LanguageDetector
+
+ABEILLES = (
+    "Une colonie d'abeilles compte une reine, des milliers d'ouvrières et quelques faux bourdons. "
+    "Les abeilles fabriquent le miel à partir du nectar des fleurs et le stockent dans la cire."
+)
+
+
+class NeverAsked:
+    """A model the refusing path must not reach."""
+
+    model_id = "never-asked"
+    context_window = 4096
+
+    def warm_up(self) -> None:
+        """Nothing to load."""
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split()) + 1
+
+    def count_messages(self, messages: Sequence[ChatMessage]) -> int:
+        return sum(self.count_tokens(one.content) + 4 for one in messages)
+
+    async def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int,
+        stop: Sequence[str] = (),
+        quote: Sequence[Quote] = (),
+    ) -> AsyncIterator[str]:
+        raise AssertionError("a question the notebook does not cover reached the model")
+        yield ""  # pragma: no cover - makes this an async generator
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    model = create_embedder(Settings(database_url="mem://"))
+    model.warm_up()
+    return model
+
+
+def test_each_language_has_both_notices_and_others_read_english() -> None:
+    assert NOT_COVERED.keys() == WARNING.keys()
+    languages = LanguageDetector()
+    french = coverage_notice(
+        "Qui a gagné la finale de la Coupe du monde ?", refused=True, languages=languages
+    )
+    assert french == NOT_COVERED["fr"]
+    assert (
+        coverage_notice("¿Quién ganó la final del Mundial?", refused=False, languages=languages)
+        == WARNING["es"]
+    )
+    assert (
+        coverage_notice("谁赢得了世界杯决赛？", refused=True, languages=languages)
+        == (NOT_COVERED["zh"])
+    )
+    # Korean (its script settles the language) has no notices of its own.
+    assert (
+        coverage_notice(
+            "누가 1998년 월드컵 결승에서 이겼나요?",
+            refused=True,
+            languages=languages,
+        )
+        == NOT_COVERED["en"]
+    )
+
+
+async def test_a_refused_french_question_is_told_so_in_french(
+    store: Store, embedder: Embedder, tmp_path: Path
+) -> None:
+    settings = Settings(data_dir=tmp_path, database_url="mem://")
+    notebook = await store.notebooks.create("Abeilles")
+    ingestor = Ingestor(store, embedder, settings)
+    prepared = await ingestor.prepare_many([Extracted("Les abeilles", ABEILLES, SourceFormat.TEXT)])
+    for result in await ingestor.commit_many(notebook.id, prepared):
+        assert not isinstance(result, Exception)
+    tokens: list[str] = []
+    done = None
+    async for event in ask_notebook(
+        store,
+        embedder,
+        NeverAsked(),
+        settings,
+        notebook_id=notebook.id,
+        question="Qui a gagné la finale de la Coupe du monde ?",
+    ):
+        if isinstance(event, TokenEvent):
+            tokens.append(event.text)
+        if isinstance(event, DoneEvent):
+            done = event
+    assert done is not None and done.refused
+    assert done.notice == NOT_COVERED["fr"]
+    assert done.answer == NOT_COVERED["fr"] == "".join(tokens)
