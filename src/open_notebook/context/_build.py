@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from open_notebook.context._memo import ContextMemo
 from open_notebook.context._payload import ContextPayload
-from open_notebook.context._question.build import question_build
+from open_notebook.context._question.build import Semantics, question_build
 from open_notebook.context._record.build import record_build
 from open_notebook.context._request import ContextRequest, Searcher
 from open_notebook.search import SearchHit
@@ -27,6 +27,7 @@ async def build_context(
     searcher: Searcher | None = None,
     hits: Sequence[SearchHit] | None = None,
     memo: ContextMemo | None = None,
+    semantics: Semantics | None = None,
 ) -> ContextPayload:
     """Build the context ``request`` asks for; ``memo`` is the caller's memory of per-text work
     across builds (an app's or a series' own; results are the same without it).
@@ -38,5 +39,5 @@ async def build_context(
         InvalidInputError: the request is inconsistent (checked by :class:`ContextRequest`).
     """
     if request.query is not None:
-        return await question_build(request, reader, searcher, hits)
+        return await question_build(request, reader, searcher, hits, semantics)
     return await record_build(request, reader, memo)

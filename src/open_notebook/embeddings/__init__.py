@@ -16,10 +16,12 @@ from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder
 from open_notebook.embeddings._protocol import (
     Embedder,
     PieceEmbedder,
+    SpanEmbedder,
     Vectors,
     empty_vectors,
     l2_normalize,
     readable_scripts,
+    span_vectors,
 )
 from open_notebook.embeddings._remote import EsperantoEmbedder, OpenAICompatibleEmbedder
 from open_notebook.embeddings._routed import ScriptRoutedEmbedder
@@ -35,10 +37,12 @@ __all__ = [
     "OpenAICompatibleEmbedder",
     "PieceEmbedder",
     "ScriptRoutedEmbedder",
+    "SpanEmbedder",
     "UseEmbedder",
     "Vectors",
     "create_embedder",
     "empty_vectors",
     "l2_normalize",
     "readable_scripts",
+    "span_vectors",
 ]

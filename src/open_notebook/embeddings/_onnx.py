@@ -162,6 +162,18 @@ class OnnxMiniLMEmbedder:
         room = MAX_SEQ_TOKENS - 2
         return self._embed_ids([[_CLS, *one[:room], _SEP] for one in pieces])
 
+    def embed_spans(self, text: str, spans: Sequence[tuple[int, int]]) -> Vectors:
+        """One vector per character span of ``text``, from one run of the model on ``text``:
+        the mean of the token states of the pieces inside each span, L2-normalized (a span
+        holding no piece the model read, e.g. past its 256 pieces, is a zero row)."""
+        if not spans:
+            return empty_vectors(DIM)
+        ids, offsets = self.encode_pieces(text)
+        room = MAX_SEQ_TOKENS - 2
+        ids, offsets = ids[:room], offsets[:room]
+        hidden = _hidden(self._loaded_session(), [[_CLS, *ids, _SEP]])[0, 1 : 1 + len(ids)]
+        return _pool_spans(hidden, offsets, spans)
+
     def _embed_ids(self, pieces: Sequence[Sequence[int]]) -> Vectors:
         """Vectors of texts already cut into word-piece ids (with ``[CLS]``/``[SEP]``, ≤ 256)."""
         if not pieces:
@@ -229,7 +241,21 @@ def _load_session(path: Path) -> onnxruntime.InferenceSession:
         raise ModelError(f"cannot load the embedding model {path}: {error}") from error
 
 
-def _run(session: onnxruntime.InferenceSession, pieces: list[Sequence[int]]) -> Vectors:
+def _pool_spans(
+    hidden: Vectors, offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]]
+) -> Vectors:
+    """Each span's mean of the states of the pieces that start inside it, rows unit length."""
+    starts = np.fromiter((start for start, _ in offsets), dtype=np.int64, count=len(offsets))
+    pooled = np.zeros((len(spans), hidden.shape[1]), dtype=np.float32)
+    for row, (first, last) in enumerate(spans):
+        low, high = np.searchsorted(starts, [first, last])
+        if high > low:
+            pooled[row] = hidden[low:high].mean(axis=0)
+    return l2_normalize(pooled)
+
+
+def _hidden(session: onnxruntime.InferenceSession, pieces: list[Sequence[int]]) -> Vectors:
+    """The last hidden states of a batch, shape ``(batch, longest, dim)``, padding zeroed."""
     longest = max(len(one) for one in pieces)
     ids = np.zeros((len(pieces), longest), dtype=np.int64)  # 0 is [PAD]
     mask = np.zeros((len(pieces), longest), dtype=np.int64)
@@ -243,6 +269,11 @@ def _run(session: onnxruntime.InferenceSession, pieces: list[Sequence[int]]) -> 
         raise ModelError(
             f"the embedding model failed on a batch of {len(pieces)}: {error}"
         ) from error
-    weights = mask[:, :, None].astype(np.float32)
-    pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
-    return l2_normalize(pooled)
+    states: Vectors = hidden * mask[:, :, None].astype(np.float32)
+    return states
+
+
+def _run(session: onnxruntime.InferenceSession, pieces: list[Sequence[int]]) -> Vectors:
+    states = _hidden(session, pieces)
+    counts = np.array([len(one) for one in pieces], dtype=np.float32)[:, None]
+    return l2_normalize(states.sum(axis=1) / np.maximum(counts, 1.0))

@@ -62,6 +62,25 @@ class PieceEmbedder(Embedder, Protocol):
         ...
 
 
+@runtime_checkable
+class SpanEmbedder(Embedder, Protocol):
+    """An embedder that reads a text's token states, so one run gives a vector per span of it
+    (the ONNX MiniLM): each span's vector pools the states of its own pieces, read in the context
+    of the whole text ("late chunking")."""
+
+    def embed_spans(self, text: str, spans: Sequence[tuple[int, int]]) -> Vectors:
+        """One unit row per character span of ``text`` (zero where the model read none of it)."""
+        ...
+
+
+def span_vectors(embedder: object, text: str, spans: Sequence[tuple[int, int]]) -> Vectors | None:
+    """Vectors of spans of ``text`` from one run of the embedder, or ``None`` when it gives no
+    token states (a sentence-level model such as USE): then there is no such signal."""
+    if not isinstance(embedder, SpanEmbedder):
+        return None
+    return embedder.embed_spans(text, spans)
+
+
 def l2_normalize(matrix: npt.NDArray[np.floating]) -> Vectors:
     """Rows scaled to unit length (all-zero rows stay zero rather than becoming NaN)."""
     values = np.asarray(matrix, dtype=np.float32)

@@ -15,6 +15,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+import numpy as np
+import numpy.typing as npt
+
 from open_notebook.context._manifest import content_hash
 from open_notebook.context._model import Dropped, RenderFormat
 from open_notebook.context._payload import Passage
@@ -71,13 +74,19 @@ def assemble_passages(
     floor: float = DEFAULT_FLOOR,
     group_cap: int | None = None,
     pre_dropped: Sequence[Dropped] = (),
+    question_vector: npt.NDArray[np.float32] | None = None,
 ) -> PassageAssembly:
     """Choose, render and count a question's passages; list every offered chunk's fate.
 
     Raises:
         BudgetTooSmallError: chunks were offered but not even a few words of one fit.
     """
-    units = units_of(chunks, question_terms, type_weights=_scaled(type_weights))
+    units = units_of(
+        chunks,
+        question_terms,
+        type_weights=_scaled(type_weights),
+        question_vector=question_vector,
+    )
     costs = costs_of(counter, fmt)
     best = max((unit.value for unit in units), default=0.0)
     if budget is not None and units and _alone(units[best_index(units)], costs) > budget:

@@ -9,6 +9,10 @@ the hits and the request name. Their passages are chosen, rendered and counted b
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+import numpy.typing as npt
 
 from open_notebook.context._config import InclusionLevel
 from open_notebook.context._model import Candidate, Dropped, DropReason
@@ -23,6 +27,7 @@ from open_notebook.context._question.offer import (
     stored_or_whole,
 )
 from open_notebook.context._question.passages import RecordBlock
+from open_notebook.context._question.sentences import SentenceVectors
 from open_notebook.context._render import PASSAGE_GAP_MARKDOWN
 from open_notebook.context._request import (
     ContextRequest,
@@ -39,6 +44,15 @@ from open_notebook.text import DEFAULT_LANGUAGE, query_terms
 Offered = tuple[Candidate, list[ChunkText], int | None]
 
 
+@dataclass(frozen=True, slots=True)
+class Semantics:
+    """The question's vector and the offered chunks' sentence vectors by chunk id (a chunk
+    absent has no semantic signal)."""
+
+    question: npt.NDArray[np.float32]
+    sentences: Mapping[str, SentenceVectors]
+
+
 def _pinned_sources(request: ContextRequest) -> list[str]:
     return [
         one for one in request.source_ids if level_of(request, one) is InclusionLevel.FULL_CONTENT
@@ -50,6 +64,7 @@ async def question_build(
     reader: ContextReader,
     searcher: Searcher | None,
     hits: Sequence[SearchHit] | None,
+    semantics: Semantics | None = None,
 ) -> ContextPayload:
     assert request.query is not None
     if hits is None and searcher is not None:
@@ -108,6 +123,13 @@ async def question_build(
             with_chunks(scanned, pinned=False), terms, per_record=False, limit=request.limit
         ),
     )
+    if semantics is not None:
+        chunks = tuple(
+            replace(one, sentence_vectors=semantics.sentences.get(one.chunk_id))
+            if one.chunk_id is not None
+            else one
+            for one in chunks
+        )
     raise_if_nothing_found(request, dropped, len(chunks))
     assembly = assemble_passages(
         chunks,
@@ -120,6 +142,7 @@ async def question_build(
         floor=max(DEFAULT_FLOOR, request.min_score or 0.0),
         group_cap=request.per_source_cap,
         pre_dropped=dropped,
+        question_vector=semantics.question if semantics is not None else None,
     )
     return passage_payload(request, assembly)
 

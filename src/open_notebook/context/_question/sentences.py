@@ -19,6 +19,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+import numpy as np
+import numpy.typing as npt
+
 from open_notebook.context._model import Candidate
 from open_notebook.segment import sentences
 from open_notebook.text import DEFAULT_LANGUAGE, term_sequences
@@ -26,6 +29,15 @@ from open_notebook.text import DEFAULT_LANGUAGE, term_sequences
 # Stems this long or longer match a question term one edit away sharing this many first letters.
 _VARIANT_MIN_LETTERS: Final = 5
 _VARIANT_PREFIX: Final = 3
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceVectors:
+    """A chunk's sentences as the embedder read them: each sentence's span in the chunk's text
+    (``sentences(chunk text)``) and its unit vector, pooled from the chunk's token states."""
+
+    spans: tuple[tuple[int, int], ...]
+    vectors: npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +61,8 @@ class RankedChunk:
     score: float | None = None
     # The language its text is read in (the stored chunk's; see open_notebook.text).
     language: str = DEFAULT_LANGUAGE
+    # Its sentences' vectors (``None``: no semantic signal for it).
+    sentence_vectors: SentenceVectors | None = None
 
 
 @dataclass(slots=True)

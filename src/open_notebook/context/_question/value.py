@@ -38,6 +38,16 @@ A unit's value estimates how likely it is to hold what the question asks for:
   centred on half the question, a sentence of typical coverage keeps the value its chunk gives it
   next to the record coverage of :mod:`open_notebook.context._question.choose`.
 
+* where the chunk comes with its sentences' vectors (pooled from the token states of the
+  embedder's one run on the chunk, so each is read in the chunk's context) and the question
+  with its vector, the question's similarity to each sentence is a third share beside size and
+  terms, weighed alike: ``exp(SCALE x cosine)`` over the chunk's total, ``SCALE`` being the one
+  the embedder's contrastive loss was trained with (20 for MiniLM), so the share is the model's
+  own probability that this sentence of the chunk is the match. It does not depend on word
+  matches: a paraphrased question, or one whose words the stemmer keeps apart from the answer's,
+  still points into the chunk. A chunk without vectors (an embedder without token states, a
+  script the embedder does not read, a chunk stored before) spreads its relevance as before.
+
 * the chunk's own worth, spread over its text by length: ``CHUNK_SHARE`` times the chunk's
   worth (below) times the unit's share of the chunk's characters. The sentence shares above bet on
   the question's terms; where those say little (a paraphrased question, a language whose stems
@@ -67,6 +77,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+import numpy as np
+import numpy.typing as npt
+
 from open_notebook.context._model import Candidate
 from open_notebook.context._question.sentences import (
     Draft,
@@ -84,6 +97,9 @@ COVERAGE_PIVOT: Final = 0.5
 # What having a chunk's text is worth besides its sentences' values, as a share of its worth
 # (see the module docstring): the same share as the lift for reaching its record at all.
 CHUNK_SHARE: Final = 0.5
+# The scale all-MiniLM-L6-v2 was trained with (its contrastive loss's logits are 20 x cosine):
+# ``exp(SCALE x cosine)`` is in proportion to the model's own odds that a sentence is the match.
+SIMILARITY_SCALE: Final = 20.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +126,11 @@ class Unit:
 
 
 def units_of(
-    chunks: Sequence[RankedChunk], question: Iterable[str], *, type_weights: dict[str, float]
+    chunks: Sequence[RankedChunk],
+    question: Iterable[str],
+    *,
+    type_weights: dict[str, float],
+    question_vector: npt.NDArray[np.float32] | None = None,
 ) -> list[Unit]:
     """The units of the offered chunks with their values.
 
@@ -122,25 +142,35 @@ def units_of(
     analyze_terms(drafts, ordered)
     idf = idf_of([draft.terms for draft in drafts], frozenset(ordered))
     matched = [_matched(draft, idf) for draft in drafts]
+    cosines = _cosines(drafts, question_vector)
     # What each chunk holds: its units' sizes and term weights, to spread its relevance.
     sizes: dict[int, float] = {}
     weights: dict[int, float] = {}
-    for draft, match in zip(drafts, matched, strict=True):
+    similar: dict[int, float] = {}
+    for draft, match, cosine in zip(drafts, matched, cosines, strict=True):
         for chunk in draft.chunks:
             key = id(chunk)
             sizes[key] = sizes.get(key, 0.0) + _size(draft.text)
             weights[key] = weights.get(key, 0.0) + match
+            if key in cosine:
+                similar[key] = similar.get(key, 0.0) + _similar(cosine[key])
     shares = _score_shares(chunks)
     priors = _priors(chunks, shares)
     question_idf = sum(idf.values())
     units: list[Unit] = []
-    for draft, match in zip(drafts, matched, strict=True):
+    for draft, match, cosine in zip(drafts, matched, cosines, strict=True):
         coverage = match / question_idf if question_idf > 0 else 0.0
         held = math.exp(coverage - COVERAGE_PIVOT)
         best: tuple[float, RankedChunk] | None = None
         for chunk in draft.chunks:
             key = id(chunk)
             share = _share(_size(draft.text), match, sizes[key], weights[key])
+            if key in cosine and similar.get(key, 0.0) > 0:
+                share = _with_similarity(
+                    _size(draft.text) / sizes[key],
+                    match / weights[key] if weights[key] > 0 else None,
+                    _similar(cosine[key]) / similar[key],
+                )
             value = share * priors[key] * held
             if best is None or value > best[0]:
                 best = (value, chunk)
@@ -168,6 +198,45 @@ def units_of(
             )
         )
     return units
+
+
+def _cosines(
+    drafts: Sequence[Draft], question: npt.NDArray[np.float32] | None
+) -> list[dict[int, float]]:
+    """Each draft's cosine with the question in each of its chunks that has sentence vectors:
+    that of the chunk's sentence overlapping it most."""
+    found: list[dict[int, float]] = [{} for _ in drafts]
+    if question is None:
+        return found
+    per_chunk: dict[int, npt.NDArray[np.float64]] = {}
+    for draft, cosine in zip(drafts, found, strict=True):
+        for chunk in draft.chunks:
+            vectors = chunk.sentence_vectors
+            if vectors is None or not vectors.spans:
+                continue
+            key = id(chunk)
+            if key not in per_chunk:
+                per_chunk[key] = (vectors.vectors @ question).astype(np.float64)
+            overlaps = [
+                min(draft.end, chunk.start + end) - max(draft.start, chunk.start + start)
+                for start, end in vectors.spans
+            ]
+            index = max(range(len(overlaps)), key=overlaps.__getitem__)
+            if overlaps[index] > 0:
+                cosine[key] = float(per_chunk[key][index])
+    return found
+
+
+def _similar(cosine: float) -> float:
+    """A sentence's weight among its chunk's: the model's odds that it is the match."""
+    return math.exp(SIMILARITY_SCALE * cosine)
+
+
+def _with_similarity(by_size: float, by_terms: float | None, by_similarity: float) -> float:
+    """A unit's share of its chunk: its size, terms and similarity shares weighed alike."""
+    if by_terms is None:
+        return (by_size + by_similarity) / 2
+    return (by_size + by_terms + by_similarity) / 3
 
 
 def _matched(draft: Draft, idf: Mapping[str, float]) -> float:
