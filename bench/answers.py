@@ -2,7 +2,7 @@
 a non-English set (squad-es by default): what the answers are worth (bench/_answer_metrics.py:
 gold answer in the answer and in its sentences, words, SQuAD token F1, supported sentences,
 answers with a supporting citation), first-token and whole-answer time, RSS, and decode
-tokens/s idle and with one core kept busy by a spinning process, with 1 and 2 llama.cpp threads.
+tokens/s idle and with one core kept busy by a spinning process, for decode / prompt thread pairs.
 Also: citations and attribution precision, unsupported-sentence detection, and context tokens
 saved by a session, with the default local model.
 
@@ -36,6 +36,7 @@ shared CPU: the load average is printed).
 
     python -m bench.answers [--models qwen2.5-0.5b,qwen2.5-1.5b,gemma-quote]
         [--sets squad-long,squad-es] [--questions 60] [--support-questions 60] [--budget 600]
+        [--threads 1] [--batch-threads N] [--speed-threads 1/1,1/2,2/2] [--speed-rounds 3]
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ import asyncio
 import json
 import os
 import random
+import statistics
 import tempfile
 import time
 from collections.abc import Sequence
@@ -397,38 +399,64 @@ def print_table(title: str, tallies: dict[str, ModelTally], rss: dict[str, float
     print("| RSS after load MB | " + " | ".join(f"{rss[name]:.0f}" for name in names) + " |")
 
 
+def thread_configs(text: str) -> list[tuple[int, int]]:
+    """``"1/1,1/2"`` -> [(1, 1), (1, 2)]: decode threads / prompt (batch) threads."""
+    pairs = [one.split("/") for one in text.split(",") if one]
+    return [(int(decode), int(batch)) for decode, batch in pairs]
+
+
 async def speeds(
-    models: dict[str, LocalModel], models_dir: Path, window: int, tokens: int
+    models: dict[str, LocalModel],
+    models_dir: Path,
+    window: int,
+    tokens: int,
+    configs: Sequence[tuple[int, int]],
+    rounds: int,
 ) -> dict[str, dict[str, float]]:
-    """Decode and prefill tokens/s, idle and with one core busy, with 1 and 2 llama.cpp
-    threads."""
+    """Decode and prefill tokens/s, idle and with one core busy, for each decode / prompt
+    threads pair: every pair loaded side by side and measured in turn, ``rounds`` times (the
+    median is kept), so a shared machine's load falls on all of them alike."""
     found: dict[str, dict[str, float]] = {}
     for name, one in models.items():
-        found[name] = {}
-        for threads in (1, 2):
-            model = one
-            if threads != one.threads:
-                model = LocalModel(one.spec, models_dir, context_window=window, threads=threads)
-                await asyncio.to_thread(model.warm_up)
-            for busy in (False, True):
-                rate = await decode_speed(model, tokens, busy=busy)
-                prefill = await prefill_speed(model, busy=busy, salt=len(found[name]))
-                state = "busy" if busy else "idle"
-                found[name][f"{threads} thread(s) {state}"] = rate
-                found[name][f"prefill, {threads} thread(s) {state}"] = prefill
-                print(
-                    f"  {name}: {threads} thread(s), {'one core busy' if busy else 'idle'}: "
-                    f"decode {rate:.1f} tokens/s, prefill {prefill:.0f} tokens/s "
-                    f"(load {os.getloadavg()[0]:.1f})",
-                    flush=True,
-                )
+        loaded: dict[tuple[int, int], LocalModel] = {}
+        for decode, batch in configs:
+            if (decode, batch) == (one.threads, one.batch_threads):
+                loaded[(decode, batch)] = one
+                continue
+            model = LocalModel(
+                one.spec, models_dir, context_window=window, threads=decode, batch_threads=batch
+            )
+            await asyncio.to_thread(model.warm_up)
+            loaded[(decode, batch)] = model
+        seen: dict[str, list[float]] = {}
+        salt = 0
+        for turn in range(1, rounds + 1):
+            for (decode, batch), model in loaded.items():
+                for busy in (False, True):
+                    salt += 1
+                    rate = await decode_speed(model, tokens, busy=busy)
+                    prefill = await prefill_speed(model, busy=busy, salt=salt)
+                    state = "busy" if busy else "idle"
+                    key = f"{decode}/{batch} threads {state}"
+                    seen.setdefault(f"decode, {key}", []).append(rate)
+                    seen.setdefault(f"prefill, {key}", []).append(prefill)
+                    print(
+                        f"  {name} round {turn}: {decode} decode / {batch} prompt thread(s), "
+                        f"{'one core busy' if busy else 'idle'}: decode {rate:.1f} tokens/s, "
+                        f"prefill {prefill:.0f} tokens/s (load {os.getloadavg()[0]:.1f})",
+                        flush=True,
+                    )
+        found[name] = {key: statistics.median(rates) for key, rates in seen.items()}
+        for key, rate in found[name].items():
+            print(f"  {name}: {key}: median {rate:.1f} tokens/s over {rounds} round(s)")
+        for model in loaded.values():
             if model is not one:
                 model.close()
     return found
 
 
 async def load_models(
-    names: Sequence[str], models_dir: Path, window: int, threads: int
+    names: Sequence[str], models_dir: Path, window: int, threads: int, batch_threads: int | None
 ) -> tuple[dict[str, LocalModel], dict[str, float]]:
     models: dict[str, LocalModel] = {}
     rss: dict[str, float] = {}
@@ -440,6 +468,7 @@ async def load_models(
             models_dir,
             context_window=window,
             threads=threads,
+            batch_threads=batch_threads,
             seed=SEED,
         )
         await asyncio.to_thread(model.warm_up)
@@ -572,10 +601,19 @@ async def main(args: argparse.Namespace) -> None:
         embedder = create_embedder(settings)
         await asyncio.to_thread(embedder.warm_up)
         names = args.models.split(",")
-        models, rss = await load_models(names, models_dir, args.window, args.threads)
+        models, rss = await load_models(
+            names, models_dir, args.window, args.threads, args.batch_threads
+        )
         summary["rss_mb"] = rss
         if args.speed_tokens:
-            found = await speeds(models, models_dir, args.window, args.speed_tokens)
+            found = await speeds(
+                models,
+                models_dir,
+                args.window,
+                args.speed_tokens,
+                thread_configs(args.speed_threads),
+                args.speed_rounds,
+            )
             summary["decode_tokens_per_s"] = found
             for name, rates in found.items():
                 for measure, rate in rates.items():
@@ -609,8 +647,17 @@ if __name__ == "__main__":
         "--answer", type=int, default=None, help="answer tokens (default: the product's setting)"
     )
     parser.add_argument("--window", type=int, default=4096)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--speed-tokens", type=int, default=48)
+    parser.add_argument("--threads", type=int, default=1, help="decode threads")
+    parser.add_argument(
+        "--batch-threads", type=int, default=None, help="prompt threads (default: --threads)"
+    )
+    parser.add_argument("--speed-tokens", type=int, default=48, help="0: no speed measure")
+    parser.add_argument(
+        "--speed-threads",
+        default="1/1,1/2,2/2",
+        help="decode/prompt llama.cpp thread pairs whose speeds are measured",
+    )
+    parser.add_argument("--speed-rounds", type=int, default=3)
     parser.add_argument("--part", default="1/1", help="K/N: ask every N-th question from the K-th")
     parser.add_argument(
         "--out",

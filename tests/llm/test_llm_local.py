@@ -14,6 +14,7 @@ from open_notebook.llm import (
     LocalModel,
     Role,
     chatml_prompt,
+    create_language_model,
     ensure_model_file,
     gemma_prompt,
     model_spec,
@@ -120,3 +121,15 @@ def test_loopback_server_refuses_requests_without_the_process_key(gemma: LocalMo
     assert gemma.loopback_url is not None and gemma.loopback_url.startswith("http://127.0.0.1:")
     response = httpx.post(f"{gemma.loopback_url}/tokenize", json={"content": "hi"}, timeout=10)
     assert response.status_code == 401
+
+
+def test_decoding_and_prompt_threads_reach_llama_cpp_apart(tmp_path: Path) -> None:
+    model = create_language_model(Settings(data_dir=tmp_path))
+    assert isinstance(model, LocalModel)
+    params = model.server_params(tmp_path / "model.gguf", "key")
+    assert (params.cpuparams.n_threads, params.cpuparams_batch.n_threads) == (1, 1)
+    split = LocalModel(DEFAULT, tmp_path, threads=1, batch_threads=2)
+    params = split.server_params(tmp_path / "model.gguf", "key")
+    assert (params.cpuparams.n_threads, params.cpuparams_batch.n_threads) == (1, 2)
+    assert params.model.path == str(tmp_path / "model.gguf")
+    assert params.api_keys == ["key"]

@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 # window is smaller to keep one answer within seconds, not minutes.
 DEFAULT_LOCAL_WINDOW: Final = 8_192
 # One thread: with two and another process holding a core, decoding collapses (bench/answers.py).
+# Reading the prompt on more threads than decoding is possible (``batch_threads``) but not the
+# default: on a loaded machine it did not measure faster (docs/guides/llm-server.md).
 DEFAULT_THREADS: Final = 1
 # It is a small model that keeps writing turns of its own, echoes context blocks or invents the
 # next question after its answer: stop at turn markers, context labels and a new "Question:".
@@ -82,6 +84,7 @@ class LocalModel:
         *,
         context_window: int = DEFAULT_LOCAL_WINDOW,
         threads: int = DEFAULT_THREADS,
+        batch_threads: int | None = None,
         seed: int | None = None,
     ) -> None:
         self.spec = spec
@@ -89,6 +92,8 @@ class LocalModel:
         self.context_window = min(context_window, spec.max_window)
         self._models_dir = models_dir
         self.threads = threads
+        # llama.cpp's batch threads, which read the prompt; decoding runs on ``threads``.
+        self.batch_threads = threads if batch_threads is None else batch_threads
         # A fixed sampling seed makes an answer repeatable (benchmarks); None samples afresh.
         self._seed = seed
         self._server: Any = None
@@ -124,16 +129,8 @@ class LocalModel:
         import xllamacpp  # deferred on purpose: the model runtime loads with the model
 
         path = ensure_model_file(self.spec, self._models_dir)
-        params = xllamacpp.CommonParams()
-        params.model.path = str(path)
-        params.n_ctx = self.context_window
-        params.n_parallel = 1
-        params.cpuparams.n_threads = self.threads
-        params.cpuparams_batch.n_threads = self.threads
-        params.warmup = False
-        params.verbosity = 1
         key = secrets.token_urlsafe(24)
-        params.api_keys = [key]
+        params = self.server_params(path, key)
         try:
             server = xllamacpp.Server(params)
         except RuntimeError as exc:
@@ -144,6 +141,21 @@ class LocalModel:
             timeout=30.0,
         )
         return server, http
+
+    def server_params(self, path: Path, key: str) -> Any:
+        """llama.cpp's parameters for this model (``xllamacpp.CommonParams``)."""
+        import xllamacpp  # deferred on purpose: the model runtime loads with the model
+
+        params = xllamacpp.CommonParams()
+        params.model.path = str(path)
+        params.n_ctx = self.context_window
+        params.n_parallel = 1
+        params.cpuparams.n_threads = self.threads
+        params.cpuparams_batch.n_threads = self.batch_threads
+        params.warmup = False
+        params.verbosity = 1
+        params.api_keys = [key]
+        return params
 
     def count_tokens(self, text: str) -> int:
         return len(self._tokenize(text, with_bos=False))
