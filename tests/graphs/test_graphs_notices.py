@@ -28,6 +28,7 @@ class NeverAsked:
 
     model_id = "never-asked"
     context_window = 4096
+    context_budget = None
 
     def warm_up(self) -> None:
         """Nothing to load."""

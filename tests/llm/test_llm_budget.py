@@ -1,13 +1,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
 from open_notebook.errors import BudgetTooSmallError
 from open_notebook.graphs import frame
 from open_notebook.llm import (
+    MODELS,
     ChatMessage,
+    LocalModel,
     OpenAICompatibleModel,
     Role,
     check_request_fits,
@@ -71,6 +74,26 @@ def test_max_context_tokens_caps_the_budget() -> None:
         model(8192), frame=framer("q"), turns=[], answer_tokens=256, max_context_tokens=300
     )
     assert plan.context_budget == 300
+
+
+def test_a_models_own_budget_caps_the_context_unless_the_caller_sets_one() -> None:
+    llm = model(8192)
+    llm.context_budget = 600  # as a local model on the CPU has it
+    plan, _ = plan_budget(llm, frame=framer("q"), turns=[], answer_tokens=256)
+    assert plan.context_budget == 600
+    plan, _ = plan_budget(
+        llm, frame=framer("q"), turns=[], answer_tokens=256, max_context_tokens=2000
+    )
+    assert plan.context_budget == 2000
+    # Never more than the window leaves.
+    plan, _ = plan_budget(model(1024), frame=framer("q"), turns=[], answer_tokens=256)
+    assert plan.context_budget < 1024 - 256
+
+
+def test_the_local_models_answer_from_a_short_context_by_default(tmp_path: Path) -> None:
+    for spec in MODELS.values():
+        # Nothing loads until the model is used.
+        assert LocalModel(spec, tmp_path).context_budget == 600
 
 
 def test_question_that_leaves_no_room_is_refused() -> None:

@@ -73,8 +73,10 @@ def plan_budget(
         )
     kept, history_tokens = _newest_that_fit(llm, frame, turns, empty, allowance=free // 2)
     budget = free - history_tokens
-    if max_context_tokens is not None:
-        budget = min(budget, max_context_tokens)
+    # The caller's budget, else the model's own default (a CPU model's is short).
+    cap = max_context_tokens if max_context_tokens is not None else llm.context_budget
+    if cap is not None:
+        budget = min(budget, cap)
     messages_kept = sum(len(turn) for turn in turns[len(turns) - kept :]) if kept else 0
     plan = TokenPlan(
         window=llm.context_window,

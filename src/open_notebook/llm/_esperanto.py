@@ -35,6 +35,8 @@ class EsperantoModel:
         self._delegate = delegate
         self.model_id = model_id
         self.context_window = context_window
+        # A server reads the prompt at its own speed: the window decides.
+        self.context_budget: int | None = None
         self._counter = counter
 
     def warm_up(self) -> None:

@@ -32,6 +32,11 @@ DEFAULT_LOCAL_WINDOW: Final = 8_192
 # Reading the prompt on more threads than decoding is possible (``batch_threads``) but not the
 # default: on a loaded machine it did not measure faster (docs/guides/llm-server.md).
 DEFAULT_THREADS: Final = 1
+# The context a question gets unless its caller asks for another budget: on 2 CPU cores the
+# prompt is read at ~80-90 tokens/s (1 thread), so ~600 tokens of passages with the prompt
+# around them is what an answer within ~10 s allows (bench/answers.py measures the local models
+# at this budget); the builder's evidence_in at 400-800 tokens is 0.97-0.99 on squad-long.
+DEFAULT_CONTEXT_BUDGET: Final = 600
 # It is a small model that keeps writing turns of its own, echoes context blocks or invents the
 # next question after its answer: stop at turn markers, context labels and a new "Question:".
 GEMMA_STOPS: Final = ("<end_of_turn>", "<start_of_turn>", "<eos>", "\n### [", "\nQuestion:")
@@ -90,6 +95,7 @@ class LocalModel:
         self.spec = spec
         self.model_id = spec.model_id
         self.context_window = min(context_window, spec.max_window)
+        self.context_budget: int | None = DEFAULT_CONTEXT_BUDGET
         self._models_dir = models_dir
         self.threads = threads
         # llama.cpp's batch threads, which read the prompt; decoding runs on ``threads``.

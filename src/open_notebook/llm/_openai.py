@@ -44,6 +44,8 @@ class OpenAICompatibleModel:
     ) -> None:
         self.model_id = model
         self.context_window = context_window
+        # A server reads the prompt at its own speed: the window decides.
+        self.context_budget: int | None = None
         self._counter = counter
         self._url = base_url.rstrip("/") + "/chat/completions"
         if not base_url.rstrip("/").endswith("/v1"):

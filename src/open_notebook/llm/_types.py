@@ -28,6 +28,9 @@ class LanguageModel(Protocol):
 
     model_id: str
     context_window: int
+    # The context a request gets when its caller sets no budget; ``None``: whatever the window
+    # leaves. A model that reads its prompt at CPU speed answers in time only from a short one.
+    context_budget: int | None
 
     def warm_up(self) -> None:
         """Load weights or clients now (blocking); call it in a worker thread."""
