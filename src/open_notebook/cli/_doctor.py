@@ -17,7 +17,7 @@ from open_notebook.cli._runtime import CliState, ExitCode, guard, wants_json
 from open_notebook.config import EmbeddingProvider, LlmProvider, Settings
 from open_notebook.embeddings import create_embedder
 from open_notebook.errors import OpenNotebookError
-from open_notebook.llm import create_language_model, model_spec, verify_model_file
+from open_notebook.llm import LocalModel, create_language_model, model_spec, verify_model_file
 from open_notebook.store import open_store
 from open_notebook.tokens import BpeTokenCounter
 
@@ -78,6 +78,8 @@ async def check_llm(settings: Settings) -> str:
     """Build the configured language model and load it (the local model is prepared once)."""
     model = create_language_model(settings)
     detail = f"{settings.llm_provider}: {model.model_id}, window {model.context_window} tokens"
+    if model.context_budget is not None:
+        detail += f", {model.context_budget}-token context unless a request sets one"
     if settings.llm_provider is LlmProvider.LOCAL:
         # The whole file is hashed again here, whatever the stamp of its last check says.
         spec = model_spec(settings.local_model)
@@ -86,13 +88,19 @@ async def check_llm(settings: Settings) -> str:
         )
         detail += (
             f"; {spec.name} ({'quotes' if spec.quoting else 'writes'} answers, "
-            f"{settings.llm_threads} thread(s)); {path} {spec.size:,} bytes, sha256 "
+            f"{_threads(model, settings)}); {path} {spec.size:,} bytes, sha256 "
             f"{spec.sha256} verified (joined from {len(spec.parts)} packages "
             f"{spec.parts[0].distribution}..{spec.parts[-1].distribution} "
             f"{spec.parts[0].version}); GGUF {header.architecture} {header.name!r}"
         )
     await asyncio.to_thread(model.warm_up)
     return detail
+
+
+def _threads(model: object, settings: Settings) -> str:
+    if isinstance(model, LocalModel):
+        return f"decodes on {model.threads} thread(s), reads the prompt on {model.batch_threads}"
+    return f"{settings.llm_threads} thread(s)"
 
 
 async def _run_check(name: str, probe: Callable[[], Awaitable[str]]) -> Check:
