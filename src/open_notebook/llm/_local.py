@@ -35,9 +35,10 @@ DEFAULT_LOCAL_WINDOW: Final = 8_192
 # with a core kept busy 62 against 60, decoding on 1 thread either way (23.5-23.7 tokens/s).
 DEFAULT_THREADS: Final = 1
 # The context a question gets unless its caller asks for another budget: on 2 CPU cores the
-# prompt is read at ~80-90 tokens/s (1 thread), so ~600 tokens of passages with the prompt
-# around them is what an answer within ~10 s allows (bench/answers.py measures the local models
-# at this budget); the builder's evidence_in at 400-800 tokens is 0.97-0.99 on squad-long.
+# 0.5B reads the prompt at 60-110 tokens/s (measured on two machines), so ~600 tokens of
+# passages with the prompt around them is what an answer within ~10 s allows (bench/answers.py
+# measures the local models at this budget); the builder's evidence_in at 400-800 tokens is
+# 0.97-0.99 on squad-long.
 DEFAULT_CONTEXT_BUDGET: Final = 600
 # It is a small model that keeps writing turns of its own, echoes context blocks or invents the
 # next question after its answer: stop at turn markers, context labels and a new "Question:".
