@@ -100,18 +100,9 @@ async def score(
             for budget in budgets:
                 for method_name, method in methods.items():
                     built = await method(text, hits, budget)
-                    evidence, answer, recall, use = judge.score(
-                        built, saved["documents_of"], budget
+                    tallies[method_name, budget].add(
+                        *judge.score(built, saved["documents_of"], budget)
                     )
-                    tally = tallies[method_name, budget]
-                    for values, value in (
-                        (tally.evidence, evidence),
-                        (tally.answer, answer),
-                        (tally.doc_recall, recall),
-                    ):
-                        if value is not None:
-                            values.append(value)
-                    tally.budget_use.append(use)
     finally:
         await store.close()
     return {

@@ -92,18 +92,7 @@ async def score(name: str, root: Path, budgets: Sequence[int], first: int | None
                             request, reader=store.context, hits=hits, semantics=semantics
                         )
                         built = Built(payload.rendered, payload.total_tokens, payload.record_ids)
-                    evidence, answer, recall, use = judge.score(
-                        built, saved["documents_of"], budget
-                    )
-                    tally = tallies[method, budget]
-                    for values, value in (
-                        (tally.evidence, evidence),
-                        (tally.answer, answer),
-                        (tally.doc_recall, recall),
-                    ):
-                        if value is not None:
-                            values.append(value)
-                    tally.budget_use.append(use)
+                    tallies[method, budget].add(*judge.score(built, saved["documents_of"], budget))
     finally:
         await store.close()
     return _report(name, cache, budgets, methods, tallies)

@@ -67,6 +67,18 @@ class _Tally:
     budget_use: list[float] = field(default_factory=list)
     build_ms: list[float] = field(default_factory=list)
 
+    def add(
+        self, evidence: bool | None, answer: bool | None, recall: float | None, use: float
+    ) -> None:
+        """One query's scores (``None``: the dataset has no field for that measure)."""
+        if evidence is not None:
+            self.evidence.append(evidence)
+        if answer is not None:
+            self.answer.append(answer)
+        if recall is not None:
+            self.doc_recall.append(recall)
+        self.budget_use.append(use)
+
     def report(self) -> dict[str, float | None]:
         return {
             "evidence_in": _mean(self.evidence),
@@ -206,14 +218,7 @@ async def _run(
                 built = await method(text, hits, budget)
                 tally = tallies[name, budget]
                 tally.build_ms.append((time.perf_counter() - started) * 1000)
-                evidence, answer, recall, use = judge.score(built, documents_of, budget)
-                if evidence is not None:
-                    tally.evidence.append(evidence)
-                if answer is not None:
-                    tally.answer.append(answer)
-                if recall is not None:
-                    tally.doc_recall.append(recall)
-                tally.budget_use.append(use)
+                tally.add(*judge.score(built, documents_of, budget))
         if progress is not None:
             progress("contexts", number, len(queries))
     return tallies, search_ms
