@@ -101,6 +101,23 @@ def test_short_latin_texts_fall_back_to_stop_words() -> None:
     assert stop_word_vote("a") == ""
 
 
+def test_function_words_overrule_names_that_read_as_another_language(
+    detector: LanguageDetector,
+) -> None:
+    # CLD2 calls each of these reliably English: their n-grams are mostly names.
+    questions = {
+        "Qui a gagné la finale de la Coupe du monde de football en 1998 ?": "fr",
+        "Comment s'appelle la rencontre entre le Milan AC et le FC Internazionale Milano ?": "fr",
+        "¿Cuál es la mayor importancia del sur de California en relación con California y los "
+        "Estados Unidos?": "es",
+    }
+    for question, language in questions.items():
+        assert detector._cld2_answer(question)[0] == "en"
+        assert detector.detect(question) == language
+    # Names in an English sentence do not make it French: its own stop words outweigh theirs.
+    assert detector.detect("Who founded the Comédie-Française and la Maison de Molière?") == "en"
+
+
 def test_a_tampered_detector_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     spec = importlib.util.find_spec("pycld2")
     assert spec is not None and spec.origin is not None

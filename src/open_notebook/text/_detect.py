@@ -10,9 +10,11 @@
    the same texts). Its answer counts when it is reliable and a two-letter ISO 639-1 code
    (its three-letter codes are rare languages and, on short English questions, Klingon).
 3. **Stop words** (Latin script): a text whose Snowball stop words are clearly one language's
-   (see :data:`DECISIVE_WORDS`) is that language before CLD2 is asked; a short text that CLD2 is
-   not sure of ("¿Quién?", "How many?") is the language whose stop words it holds most, when one
-   language leads; then CLD2's best effort; then ``prior`` (a chunk's source language).
+   (see :data:`DECISIVE_WORDS`) is that language before CLD2 is asked, and overrules CLD2's
+   reliable answer when they outweigh that language's own by the same margin (a short question's
+   n-grams are mostly names); a short text that CLD2 is not sure of ("¿Quién?", "How many?") is
+   the language whose stop words it holds most, when one language leads; then CLD2's best
+   effort; then ``prior`` (a chunk's source language).
 
 Only the first :data:`SAMPLE_CHARS` characters are read: a chunk or a question is shorter, and a
 whole source's language is settled by far less.
@@ -99,17 +101,16 @@ class LanguageDetector:
         settled = SCRIPT_LANGUAGE.get(script)
         if settled is not None:
             return settled
-        if script is Script.LATIN:
-            decisive = stop_word_vote(sample, margin=DECISIVE_MARGIN, least=DECISIVE_WORDS)
-            if decisive:
-                return decisive
+        scores = stop_word_scores(sample) if script is Script.LATIN else {}
+        decisive = _leader(scores, margin=DECISIVE_MARGIN, least=DECISIVE_WORDS)
+        if decisive:
+            return decisive
         reliable, best = self._cld2_answer(sample)
         if reliable:
-            return reliable
-        if script is Script.LATIN:
-            voted = stop_word_vote(sample)
-            if voted:
-                return voted
+            return _overruled(scores, reliable)
+        voted = _leader(scores, margin=1.0, least=0.5)
+        if voted:
+            return voted
         return best or prior or SCRIPT_DEFAULT.get(script, UNKNOWN)
 
     def detect_many(self, texts: Sequence[str], *, prior: str = UNKNOWN) -> list[str]:
@@ -134,15 +135,39 @@ def stop_word_vote(text: str, *, margin: float = 1.0, least: float = 0.5) -> str
     ``least`` and more than ``margin`` times any other language's. A stop word counts
     ``1 / k`` for each of the ``k`` languages that list it: "de" says little between Spanish
     and French, "los" and "les" say which."""
+    return _leader(stop_word_scores(text), margin=margin, least=least)
+
+
+def stop_word_scores(text: str) -> dict[str, float]:
+    """Each Latin-script language's stop-word score in ``text`` (see :func:`stop_word_vote`)."""
     scores: dict[str, float] = {}
     for token in text.lower().translate(_WORD_SPLIT).split():
         owners = _STOP_OWNERS.get(token)
         if owners:
             for code in owners:
                 scores[code] = scores.get(code, 0.0) + 1.0 / len(owners)
+    return scores
+
+
+def _leader(scores: dict[str, float], *, margin: float, least: float) -> str:
     ranked = sorted(((score, code) for code, score in scores.items()), reverse=True)
     if not ranked:
         return UNKNOWN
     best, leader = ranked[0]
     second = ranked[1][0] if len(ranked) > 1 else 0.0
     return leader if best >= least and best > margin * second else UNKNOWN
+
+
+def _overruled(scores: dict[str, float], reliable: str) -> str:
+    """CLD2's reliable answer, unless the text's function words clearly belong to another
+    language: at least :data:`DECISIVE_WORDS`, more than :data:`DECISIVE_MARGIN` times the
+    answer's own. A short question's n-grams are mostly its names ("Qui a gagné la finale de la
+    Coupe du monde de football en 1998 ?" reads as English to CLD2), while its grammar is in its
+    stop words; a leader that only shares its lead with a sibling language (Spanish and French
+    both list "de", "la", "en") still beats an answer whose own stop words are absent."""
+    leader = max(scores, key=lambda code: (scores[code], code), default=UNKNOWN)
+    if leader and leader != reliable:
+        own = scores.get(reliable, 0.0)
+        if scores[leader] >= DECISIVE_WORDS and scores[leader] > DECISIVE_MARGIN * own:
+            return leader
+    return reliable
