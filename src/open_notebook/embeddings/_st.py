@@ -34,6 +34,7 @@ class SentenceTransformerEmbedder:
         self.model_id = "all-MiniLM-L6-v2" if model is None else f"st:{model}"
         # The bundled model reads English; another model's coverage is not known here.
         self.scripts: frozenset[Script] | None = LATIN_ONLY if model is None else None
+        self.languages: frozenset[str] | None = frozenset({"en"}) if model is None else None
         self._model: Any = SentenceTransformer(location, device="cpu")
         self._model.max_seq_length = MAX_SEQ_TOKENS
 

@@ -41,6 +41,10 @@ USE_MAX_TOKENS: Final = 512
 # The 16 languages of USE multilingual v3 (ar, de, en, es, fr, it, ja, ko, nl, pl, pt, ru, th,
 # tr, zh-cn, zh-tw) are written in these scripts. Devanagari, Greek, Hebrew... are not in its
 # vocabulary: their text becomes unknown pieces.
+# Its model card's 16 languages, as open_notebook.text names them (zh-cn and zh-tw are "zh").
+USE_LANGUAGES: Final = frozenset(
+    {"ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "th", "tr", "zh"}
+)
 USE_SCRIPTS: Final = frozenset(
     {
         Script.LATIN,
@@ -64,6 +68,7 @@ class UseEmbedder:
     model_id: str = USE_MODEL_ID
     max_tokens: int = USE_MAX_TOKENS
     scripts: frozenset[Script] = USE_SCRIPTS
+    languages: frozenset[str] = USE_LANGUAGES
 
     def __init__(self, *, resources_dir: Path | None = None) -> None:
         self._resources_dir = resources_dir
