@@ -5,17 +5,23 @@ from __future__ import annotations
 import unicodedata
 from bisect import bisect_left
 from collections.abc import Sequence
+from dataclasses import replace
 
 from open_notebook.config import Settings
 from open_notebook.embeddings import (
     Embedder,
     PieceEmbedder,
+    PooledPieceEmbedder,
     Vectors,
     empty_vectors,
+    piece_ranges,
     readable_scripts,
+    reads_language,
+    trained_languages,
 )
 from open_notebook.ingest._chunking import ChunkSpan, EmbedderLimit, chunk_text
 from open_notebook.ingest._languages import with_languages
+from open_notebook.segment import sentences
 from open_notebook.store import ChunkRow
 from open_notebook.text import LanguageDetector, readable_share, script_letters
 from open_notebook.tokens import BpeTokenCounter, TokenCounter
@@ -42,6 +48,13 @@ class ChunkEmbedder:
         self.overlap = min(settings.chunk_overlap, self.target // 4)
         self.languages = LanguageDetector()
         self._scripts = readable_scripts(embedder)
+        # Sentence vectors come with the chunk vectors' run only from an embedder that gives
+        # token states and declares the languages it was trained on (see ``to_rows``).
+        self._pooled = (
+            embedder
+            if isinstance(embedder, PooledPieceEmbedder) and trained_languages(embedder)
+            else None
+        )
 
     def reads(self, text: str) -> bool:
         """Whether most of ``text``'s letters are in scripts the embedder reads."""
@@ -76,8 +89,9 @@ class ChunkEmbedder:
         One call keeps the embedder's workers busy across documents: a short document alone is
         one text, which only one worker can run.
         """
+        pooled: list[Vectors | None] | None = None
         if isinstance(self.embedder, PieceEmbedder):
-            spans, vectors = self._by_pieces(self.embedder, texts)
+            spans, vectors, pooled = self._by_pieces(self.embedder, texts)
         else:
             spans = [self.spans(text, fmt) for text, fmt in texts]
             flat = [span.text for group in spans for span in group]
@@ -85,16 +99,19 @@ class ChunkEmbedder:
         rows: list[list[ChunkRow]] = []
         start = 0
         for group in spans:
-            rows.append(self.to_rows(group, vectors[start : start + len(group)]) if group else [])
-            start += len(group)
+            end = start + len(group)
+            sentence_vectors = pooled[start:end] if pooled is not None else None
+            rows.append(self.to_rows(group, vectors[start:end], sentence_vectors) if group else [])
+            start = end
         return rows
 
     def _by_pieces(
         self, embedder: PieceEmbedder, texts: Sequence[tuple[str, str]]
-    ) -> tuple[list[list[ChunkSpan]], Vectors]:
+    ) -> tuple[list[list[ChunkSpan]], Vectors, list[Vectors | None] | None]:
         """Tokenize each text once: the pieces size the chunks and are what gets embedded."""
         spans: list[list[ChunkSpan]] = []
         pieces: list[Sequence[int]] = []
+        ranges: list[list[tuple[int, int]]] = []
         overhead = embedder.count_tokens("")
         for text, fmt in texts:
             ids, offsets = embedder.encode_pieces(text)
@@ -102,19 +119,75 @@ class ChunkEmbedder:
             found = self.spans(text, fmt, starts)
             spans.append(found)
             for span in found:
-                own = span_pieces(text, ids, offsets, starts, span, overhead)
-                pieces.append(own if own is not None else embedder.encode_pieces(span.text)[0])
-        return spans, embedder.embed_pieces(pieces) if pieces else empty_vectors(0)
+                own = span_pieces(text, offsets, starts, span, overhead)
+                if own is None:
+                    alone, alone_offsets = embedder.encode_pieces(span.text)
+                    pieces.append(alone)
+                    ranges.append(self._sentence_ranges(span.text, alone_offsets, 0))
+                else:
+                    low, high = own
+                    pieces.append(ids[low:high])
+                    ranges.append(
+                        self._sentence_ranges(span.text, offsets[low:high], span.char_start)
+                    )
+        if not pieces:
+            return spans, empty_vectors(0), None
+        if self._pooled is None:
+            return spans, embedder.embed_pieces(pieces), None
+        vectors, pooled = self._pooled.embed_pieces_pooled(pieces, ranges)
+        return spans, vectors, [one if len(one) else None for one in pooled]
 
-    def embed_spans(self, spans: Sequence[ChunkSpan]) -> list[ChunkRow]:
-        if not spans:
+    def _sentence_ranges(
+        self, chunk: str, offsets: Sequence[tuple[int, int]], shift: int
+    ) -> list[tuple[int, int]]:
+        """The pieces of each of the chunk's sentences (as the builder cuts them), ``offsets``
+        being the chunk's pieces' char spans in a text where the chunk starts at ``shift``; none
+        for a chunk the embedder does not read or without sentence vectors at all."""
+        if self._pooled is None or not self.reads(chunk):
             return []
-        return self.to_rows(spans, self.embedder.embed_documents([span.text for span in spans]))
+        found = [(start + shift, end + shift) for start, end in sentences(chunk)]
+        return piece_ranges(offsets, found)
 
-    def to_rows(self, spans: Sequence[ChunkSpan], vectors: Vectors) -> list[ChunkRow]:
+    def embed_groups(self, groups: Sequence[Sequence[ChunkSpan]]) -> list[list[ChunkRow]]:
+        """Rows of chunks cut before (each group a parent's, as a rebuild keeps them), embedded
+        in one call: one run per chunk gives its vector and, where stored, its sentences' (as
+        at ingest)."""
+        flat = [span for group in groups for span in group]
+        pooled: list[Vectors | None] | None = None
+        if not flat:
+            vectors = empty_vectors(0)
+        elif self._pooled is None:
+            vectors = self.embedder.embed_documents([span.text for span in flat])
+        else:
+            pieces: list[Sequence[int]] = []
+            ranges: list[list[tuple[int, int]]] = []
+            for span in flat:
+                ids, offsets = self._pooled.encode_pieces(span.text)
+                pieces.append(ids)
+                ranges.append(self._sentence_ranges(span.text, offsets, 0))
+            vectors, found = self._pooled.embed_pieces_pooled(pieces, ranges)
+            pooled = [one if len(one) else None for one in found]
+        rows: list[list[ChunkRow]] = []
+        start = 0
+        for group in groups:
+            end = start + len(group)
+            own = pooled[start:end] if pooled is not None else None
+            rows.append(self.to_rows(group, vectors[start:end], own) if group else [])
+            start = end
+        return rows
+
+    def to_rows(
+        self,
+        spans: Sequence[ChunkSpan],
+        vectors: Vectors,
+        sentence_vectors: Sequence[Vectors | None] | None = None,
+    ) -> list[ChunkRow]:
         """Rows numbered in reading order from ``spans`` and their vectors, each with its
-        text's language."""
+        text's language; a chunk's sentence vectors are kept only when its language is one the
+        embedder was trained on (a model's vectors of a language it never learnt point to the
+        evidence less well than the words do, docs/quality.md)."""
         model_id, dim = self.embedder.model_id, int(vectors.shape[1])
+        pooled = sentence_vectors if sentence_vectors is not None else [None] * len(spans)
         rows = [
             ChunkRow(
                 ord=index,
@@ -126,21 +199,29 @@ class ChunkEmbedder:
                 embedding=vector,
                 model_id=model_id,
                 dim=dim,
+                sentence_vectors=sentence,
             )
-            for index, (span, vector) in enumerate(zip(spans, vectors, strict=True))
+            for index, (span, vector, sentence) in enumerate(
+                zip(spans, vectors, pooled, strict=True)
+            )
         ]
-        return with_languages(rows, self.languages)
+        return [
+            row
+            if row.sentence_vectors is None or reads_language(self.embedder, row.language)
+            else replace(row, sentence_vectors=None)
+            for row in with_languages(rows, self.languages)
+        ]
 
 
 def span_pieces(
     text: str,
-    ids: Sequence[int],
     offsets: Sequence[tuple[int, int]],
     starts: Sequence[int],
     span: ChunkSpan,
     overhead: int,
-) -> Sequence[int] | None:
-    """The pieces of ``text`` inside ``span``, if they are the pieces of the span's own text.
+) -> tuple[int, int] | None:
+    """The indices ``(first, end)`` of the pieces of ``text`` inside ``span``, if they are the
+    pieces of the span's own text.
 
     They are when both ends fall between words (whitespace or punctuation, where a word-piece
     tokenizer splits), no piece crosses an end, and their number is the span's embedder count
@@ -155,7 +236,7 @@ def span_pieces(
         return None
     if high - low != span.embed_tokens - overhead:
         return None
-    return ids[low:high]
+    return low, high
 
 
 def _splits(text: str, position: int) -> bool:

@@ -70,13 +70,10 @@ async def rebuild_embeddings(
 def _reembed(chunker: ChunkEmbedder, chunks: dict[str, list[Chunk]]) -> dict[str, ParentChunks]:
     """New chunks per parent: the same spans, re-split only where the new model reads less."""
     spans = {parent: _fitted(chunker, found) for parent, found in chunks.items() if found}
-    texts = [span.text for found in spans.values() for span in found]
-    vectors = chunker.embedder.embed_documents(texts)  # one batched call for the whole swap
+    # One batched call for the whole swap; each chunk's sentence vectors come from its own run.
+    grouped = chunker.embed_groups(list(spans.values()))
     rechunked: dict[str, ParentChunks] = {}
-    offset = 0
-    for parent, found in spans.items():
-        rows = chunker.to_rows(found, vectors[offset : offset + len(found)])
-        offset += len(found)
+    for parent, rows in zip(spans, grouped, strict=True):
         first = chunks[parent][0]
         rechunked[parent] = ParentChunks(rows, source_id=first.source, notebook_id=first.notebook)
     return rechunked

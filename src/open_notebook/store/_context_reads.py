@@ -1,7 +1,8 @@
 """The reads of a context build, in a fixed number of queries whatever the number of items.
 
 * :meth:`ContextReads.catalogs`: what each candidate is (id, title, parent, the token count stored
-  with its text, its length), for a notebook and for records asked for by id. A notebook's
+  with its text, its length), for a notebook and for records asked for by id, and the stored
+  sentence vectors of the chunks asked for (a question's hits), in the same round trip. A notebook's
   catalog is remembered by this object until the notebook's change stamp moves (every write that
   adds, removes or edits a member bumps it, in the same transaction); insights are read again
   only for sources whose insight stamp moved.
@@ -16,12 +17,16 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
+
+import numpy as np
+import numpy.typing as npt
 
 from open_notebook.db import Database, record, records
 from open_notebook.errors import NotFoundError
 from open_notebook.store._base import unique_ids
+from open_notebook.store._chunks import dequantized
 
 # Catalogs kept: at most this many notebooks and records (~200 bytes a record).
 _MAX_NOTEBOOKS: Final = 64
@@ -62,12 +67,15 @@ class ChunkText:
 @dataclass(frozen=True, slots=True)
 class Catalog:
     """Records without their texts: sources, insights by source, notes (each in build order),
-    and insights asked for by id."""
+    and insights asked for by id; and the sentence vectors of the chunks asked for by id that
+    have them (unit rows, one per sentence of the chunk's text, see
+    0015_sentence_vectors.surql)."""
 
     sources: tuple[TextRecord, ...] = ()
     insights: Mapping[str, tuple[TextRecord, ...]] | None = None
     notes: tuple[TextRecord, ...] = ()
     insights_by_id: tuple[TextRecord, ...] = ()
+    sentence_vectors: Mapping[str, npt.NDArray[np.float32]] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -83,6 +91,8 @@ class Requested:
     insight_source_ids: Sequence[str] = ()
     note_ids: Sequence[str] = ()
     insight_ids: Sequence[str] = ()
+    # Chunks whose stored sentence vectors are wanted (a question's hits, when it has a vector).
+    sentence_chunk_ids: Sequence[str] = ()
 
 
 def plain_id(value: object) -> object:
@@ -129,6 +139,8 @@ RETURN $insight_sources.map(|$s|
     SELECT VALUE {_INSIGHT_ROW} FROM source_insight WHERE source = $s ORDER BY id);
 SELECT VALUE {_NOTE_ROW} FROM $notes;
 SELECT VALUE {_INSIGHT_ROW_WITH_SOURCE} FROM $insights;
+SELECT VALUE [<string> id, sentence_count, sentence_vectors] FROM $chunks
+    WHERE sentence_vectors != NONE;
 """
 _TEXTS: Final = """
 SELECT VALUE [<string> id, full_text] FROM $sources;
@@ -229,9 +241,10 @@ class ContextReads:
                 "insight_sources": records(unique_ids(requested.insight_source_ids, "source")),
                 "notes": records(unique_ids(requested.note_ids, "note")),
                 "insights": records(unique_ids(requested.insight_ids, "source_insight")),
+                "chunks": records(unique_ids(requested.sentence_chunk_ids, "chunk")),
             },
         )
-        explicit = _explicit(results[1:], requested.insight_source_ids)
+        explicit = _explicit(results[1:5], requested.insight_source_ids, results[5])
         if notebook_id is None:
             return None, explicit
         version = results[0]
@@ -304,11 +317,28 @@ class ContextReads:
         return found
 
 
-def _explicit(results: Sequence[object], insight_source_ids: Sequence[str]) -> Catalog:
+def _explicit(
+    results: Sequence[object], insight_source_ids: Sequence[str], vectors: object
+) -> Catalog:
     sources, insights, notes, by_id = results
     wanted = unique_ids(insight_source_ids, "source")
     nested = insights if isinstance(insights, list) else []
     by_source = {
         source_id: _rows(rows, source_id) for source_id, rows in zip(wanted, nested, strict=False)
     }
-    return Catalog(_rows(sources), by_source, _rows(notes), _rows(by_id))
+    return Catalog(
+        _rows(sources), by_source, _rows(notes), _rows(by_id), _sentence_vectors(vectors)
+    )
+
+
+def _sentence_vectors(result: object) -> dict[str, npt.NDArray[np.float32]]:
+    found: dict[str, npt.NDArray[np.float32]] = {}
+    for row in result if isinstance(result, list) else []:
+        if not isinstance(row, list) or len(row) != 3:
+            continue
+        chunk_id, count, packed = row
+        if isinstance(count, int) and isinstance(packed, bytes):
+            vectors = dequantized(packed, count)
+            if vectors is not None:
+                found[str(plain_id(chunk_id))] = vectors
+    return found

@@ -29,6 +29,9 @@ class ChunkRow:
     extra: Mapping[str, Any] = field(default_factory=dict)
     # ISO 639-1 code of the text's language ("" unknown; None: not detected, as before 0014).
     language: str | None = None
+    # One unit row per sentence of ``text`` (``open_notebook.segment.sentences``), pooled from
+    # the run that made ``embedding``; None: none stored (see 0015_sentence_vectors.surql).
+    sentence_vectors: npt.NDArray[np.float32] | None = None
 
 
 @dataclass(frozen=True, slots=True)
