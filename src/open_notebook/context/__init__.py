@@ -59,7 +59,7 @@ from open_notebook.context._render import (
     render_passages,
     shared_labels,
 )
-from open_notebook.context._request import ContextRequest, Searcher
+from open_notebook.context._request import ContextRequest, Searcher, VectorSearcher
 from open_notebook.store import ContextReader
 
 __all__ = [
@@ -87,6 +87,7 @@ __all__ = [
     "RenderFormat",
     "RunText",
     "Searcher",
+    "VectorSearcher",
     "SelectOptions",
     "Selection",
     "assemble",

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
+
 from open_notebook.context._memo import ContextMemo
 from open_notebook.context._payload import ContextPayload
-from open_notebook.context._question.build import Semantics, question_build
+from open_notebook.context._question.build import question_build
 from open_notebook.context._record.build import record_build
 from open_notebook.context._request import ContextRequest, Searcher
 from open_notebook.search import SearchHit
@@ -27,10 +30,15 @@ async def build_context(
     searcher: Searcher | None = None,
     hits: Sequence[SearchHit] | None = None,
     memo: ContextMemo | None = None,
-    semantics: Semantics | None = None,
+    question_vector: npt.NDArray[np.float32] | None = None,
 ) -> ContextPayload:
     """Build the context ``request`` asks for; ``memo`` is the caller's memory of per-text work
     across builds (an app's or a series' own; results are the same without it).
+
+    ``question_vector`` goes with ``hits`` the caller searched for itself: the query's vector as
+    that search embedded it (:class:`open_notebook.search.SearchResult`), so each hit's sentences
+    are weighed by their similarity to it. A ``searcher`` that gives it
+    (:class:`~open_notebook.context.VectorSearcher`) needs none.
 
     Raises:
         NotFoundError: every requested id is unknown (some unknown ones are only reported), or
@@ -39,5 +47,5 @@ async def build_context(
         InvalidInputError: the request is inconsistent (checked by :class:`ContextRequest`).
     """
     if request.query is not None:
-        return await question_build(request, reader, searcher, hits, semantics)
+        return await question_build(request, reader, searcher, hits, question_vector)
     return await record_build(request, reader, memo)

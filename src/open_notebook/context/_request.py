@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final, Protocol
+from typing import Final, Protocol, runtime_checkable
 
 from open_notebook.context._config import (
     ContextConfig,
@@ -24,7 +24,7 @@ from open_notebook.context._dedup import DEFAULT_NEAR_THRESHOLD
 from open_notebook.context._model import Candidate, Dropped, DropReason, ItemType, RenderFormat
 from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.ids import normalize_id, table_of
-from open_notebook.search import SearchHit, SearchMode
+from open_notebook.search import SearchHit, SearchMode, SearchResult
 from open_notebook.tokens import TokenCounter
 
 # Chunks a question's build asks search for when the caller does not say.
@@ -147,3 +147,13 @@ class Searcher(Protocol):
     async def search(
         self, query: str, *, notebook_id: str | None = ..., mode: SearchMode = ..., limit: int = ...
     ) -> list[SearchHit]: ...
+
+
+@runtime_checkable
+class VectorSearcher(Searcher, Protocol):
+    """A searcher that also gives the question's vector it embedded (as
+    :class:`open_notebook.search.SearchService` does), for the similarity of each sentence."""
+
+    async def search_with_vector(
+        self, query: str, *, notebook_id: str | None = ..., mode: SearchMode = ..., limit: int = ...
+    ) -> SearchResult: ...

@@ -25,7 +25,10 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
+
+import numpy as np
+import numpy.typing as npt
 
 from open_notebook.config import Settings
 from open_notebook.context import ContextRequest, build_context, pack_chunks
@@ -54,7 +57,16 @@ class Built:
     record_ids: frozenset[str]
 
 
-Method = Callable[[str, Sequence[SearchHit], int], Awaitable[Built]]
+class Method(Protocol):
+    """One way of making a context from a query's hits (and its vector, when search gave it)."""
+
+    def __call__(
+        self,
+        query: str,
+        hits: Sequence[SearchHit],
+        budget: int,
+        question_vector: npt.NDArray[np.float32] | None = None,
+    ) -> Awaitable[Built]: ...
 
 
 @dataclass(slots=True)
@@ -173,15 +185,27 @@ async def evaluate_context(
 
 
 def _methods(store: Store, notebook_id: str, counter: TokenCounter) -> dict[str, Method]:
-    async def builder(query: str, hits: Sequence[SearchHit], budget: int) -> Built:
+    async def builder(
+        query: str,
+        hits: Sequence[SearchHit],
+        budget: int,
+        question_vector: npt.NDArray[np.float32] | None = None,
+    ) -> Built:
         request = ContextRequest(
             notebook_id=notebook_id, query=query, budget=budget, counter=counter
         )
-        payload = await build_context(request, reader=store.context, hits=hits)
+        payload = await build_context(
+            request, reader=store.context, hits=hits, question_vector=question_vector
+        )
         return Built(payload.rendered, payload.total_tokens, payload.record_ids)
 
-    async def baseline(query: str, hits: Sequence[SearchHit], budget: int) -> Built:
-        del query
+    async def baseline(
+        query: str,
+        hits: Sequence[SearchHit],
+        budget: int,
+        question_vector: npt.NDArray[np.float32] | None = None,
+    ) -> Built:
+        del query, question_vector
         packed = pack_chunks(hits, counter=counter, budget=budget)
         records = frozenset(hit.parent_id for hit in packed.included)
         return Built(packed.rendered, packed.total_tokens, records)
@@ -203,7 +227,7 @@ async def _run(
     search_ms: list[float] = []
     for number, (query_id, text) in enumerate(queries, start=1):
         started = time.perf_counter()
-        hits = await service.search(
+        found = await service.search_with_vector(
             text, notebook_id=notebook_id, mode=SearchMode.HYBRID, limit=HIT_LIMIT
         )
         search_ms.append((time.perf_counter() - started) * 1000)
@@ -215,7 +239,7 @@ async def _run(
         for budget in budgets:
             for name, method in methods.items():
                 started = time.perf_counter()
-                built = await method(text, hits, budget)
+                built = await method(text, found.hits, budget, found.question_vector)
                 tally = tallies[name, budget]
                 tally.build_ms.append((time.perf_counter() - started) * 1000)
                 tally.add(*judge.score(built, documents_of, budget))

@@ -13,7 +13,14 @@ from open_notebook.config import FusionMethod
 from open_notebook.search._fusion import DEFAULT_RRF_K, convex_fuse, rrf_fuse
 from open_notebook.search._hits import ParentGroup, group_by_parent
 from open_notebook.search._service import MAX_LIMIT, QueryEmbedder, SearchService
-from open_notebook.search._types import FusionWeights, HitScores, HitType, SearchHit, SearchMode
+from open_notebook.search._types import (
+    FusionWeights,
+    HitScores,
+    HitType,
+    SearchHit,
+    SearchMode,
+    SearchResult,
+)
 from open_notebook.text import WordTerms, query_terms, words
 
 __all__ = [
@@ -26,6 +33,7 @@ __all__ = [
     "ParentGroup",
     "QueryEmbedder",
     "SearchHit",
+    "SearchResult",
     "SearchMode",
     "SearchService",
     "WordTerms",

@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from open_notebook.config import Settings
-from open_notebook.embeddings import readable_scripts
+from open_notebook.embeddings import readable_scripts, reads_language
 from open_notebook.errors import InvalidInputError
 from open_notebook.ids import normalize_id
 from open_notebook.search._fusion import DEFAULT_RRF_K
@@ -20,7 +20,7 @@ from open_notebook.search._hits import RankedId, hits_from
 from open_notebook.search._hybrid import HybridFusion
 from open_notebook.search._query import PreparedQuery, prepare_query
 from open_notebook.search._snapshots import SnapshotCache
-from open_notebook.search._types import HitScores, HitType, SearchHit, SearchMode
+from open_notebook.search._types import HitScores, HitType, SearchHit, SearchMode, SearchResult
 from open_notebook.search._vectors import VectorSnapshot
 from open_notebook.store import Store
 from open_notebook.text import DEFAULT_LANGUAGE, LanguageDetector
@@ -123,6 +123,23 @@ class SearchService:
             NotFoundError: the notebook does not exist.
             EmbeddingModelMismatchError: stored vectors come from another embedding model.
         """
+        found = await self.search_with_vector(
+            query, notebook_id=notebook_id, mode=mode, limit=limit, min_score=min_score, types=types
+        )
+        return found.hits
+
+    async def search_with_vector(
+        self,
+        query: str,
+        *,
+        notebook_id: str | None = None,
+        mode: SearchMode | str = SearchMode.HYBRID,
+        limit: int = 10,
+        min_score: float | None = None,
+        types: Collection[HitType | str] = ALL_TYPES,
+    ) -> SearchResult:
+        """:meth:`search`'s hits, with the query's vector it embedded when the query's detected
+        language is one the embedder declares it was trained on (see :class:`SearchResult`)."""
         request = self._request(query, notebook_id, mode, limit, types)
         # The stamp's round trip (the only one) runs while this thread embeds the query and
         # searches the snapshot loaded last; a changed stamp means a reload and a new search.
@@ -150,7 +167,9 @@ class SearchService:
         pattern = term_pattern(
             request.query.text[:_HIGHLIGHT_QUERY_CHARS], request.query.language or DEFAULT_LANGUAGE
         )
-        return hits_from(snapshot.catalog, ranked, lambda text: snippets(text, pattern))
+        hits = hits_from(snapshot.catalog, ranked, lambda text: snippets(text, pattern))
+        trained = reads_language(self._embedder, request.query.language)
+        return SearchResult(hits, early.vector if trained else None)
 
     def _search_loaded(self, request: _Request) -> _EarlyVectors:
         """Embed the query and search the scope's last loaded snapshot, if it is of this model."""

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+import numpy as np
+import numpy.typing as npt
+
 
 class SearchMode(StrEnum):
     HYBRID = "hybrid"
@@ -71,3 +74,13 @@ class SearchHit:
     heading_path: tuple[str, ...] = ()
     highlights: tuple[str, ...] = field(default_factory=tuple)
     language: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """Hits, and the query's vector as search embedded it when the query is in a language the
+    embedder was trained on (``None``: a text-only search, or a language the model never learnt):
+    the context builder weighs each sentence by its similarity to it."""
+
+    hits: list[SearchHit]
+    question_vector: npt.NDArray[np.float32] | None = None

@@ -9,7 +9,7 @@ the hits and the request name. Their passages are chosen, rendered and counted b
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -27,30 +27,23 @@ from open_notebook.context._question.offer import (
     stored_or_whole,
 )
 from open_notebook.context._question.passages import RecordBlock
-from open_notebook.context._question.sentences import SentenceVectors
+from open_notebook.context._question.sentences import RankedChunk, SentenceVectors
 from open_notebook.context._render import PASSAGE_GAP_MARKDOWN
 from open_notebook.context._request import (
     ContextRequest,
     Searcher,
+    VectorSearcher,
     excluded,
     level_of,
     raise_if_nothing_found,
 )
 from open_notebook.ids import table_of
 from open_notebook.search import SearchHit
+from open_notebook.segment import sentences
 from open_notebook.store import Catalog, ChunkText, ContextReader, Requested, TextRecord
 from open_notebook.text import DEFAULT_LANGUAGE, query_terms
 
 Offered = tuple[Candidate, list[ChunkText], int | None]
-
-
-@dataclass(frozen=True, slots=True)
-class Semantics:
-    """The question's vector and the offered chunks' sentence vectors by chunk id (a chunk
-    absent has no semantic signal)."""
-
-    question: npt.NDArray[np.float32]
-    sentences: Mapping[str, SentenceVectors]
 
 
 def _pinned_sources(request: ContextRequest) -> list[str]:
@@ -64,10 +57,15 @@ async def question_build(
     reader: ContextReader,
     searcher: Searcher | None,
     hits: Sequence[SearchHit] | None,
-    semantics: Semantics | None = None,
+    question_vector: npt.NDArray[np.float32] | None = None,
 ) -> ContextPayload:
     assert request.query is not None
-    if hits is None and searcher is not None:
+    if hits is None and isinstance(searcher, VectorSearcher):
+        found = await searcher.search_with_vector(
+            request.query, notebook_id=request.notebook_id, mode=request.mode, limit=request.limit
+        )
+        hits, question_vector = found.hits, found.question_vector
+    elif hits is None and searcher is not None:
         hits = await searcher.search(
             request.query, notebook_id=request.notebook_id, mode=request.mode, limit=request.limit
         )
@@ -77,6 +75,8 @@ async def question_build(
         source_ids=_pinned_sources(request),
         note_ids=[*pinned_notes, *(h.parent_id for h in found_hits if h.kind.value == "note")],
         insight_ids=[h.parent_id for h in found_hits if table_of(h.parent_id) == "source_insight"],
+        # Read with the catalogs, only when there is a question vector to compare them with.
+        sentence_chunk_ids=[h.id for h in found_hits] if question_vector is not None else [],
     )
     # Without search, the question ranks the chunks of the notebook's records itself.
     scan_notebook = hits is None and request.notebook_id is not None
@@ -123,13 +123,8 @@ async def question_build(
             with_chunks(scanned, pinned=False), terms, per_record=False, limit=request.limit
         ),
     )
-    if semantics is not None:
-        chunks = tuple(
-            replace(one, sentence_vectors=semantics.sentences.get(one.chunk_id))
-            if one.chunk_id is not None
-            else one
-            for one in chunks
-        )
+    if question_vector is not None and explicit.sentence_vectors:
+        chunks = _with_sentence_vectors(chunks, explicit.sentence_vectors)
     raise_if_nothing_found(request, dropped, len(chunks))
     assembly = assemble_passages(
         chunks,
@@ -142,9 +137,25 @@ async def question_build(
         floor=max(DEFAULT_FLOOR, request.min_score or 0.0),
         group_cap=request.per_source_cap,
         pre_dropped=dropped,
-        question_vector=semantics.question if semantics is not None else None,
+        question_vector=question_vector,
     )
     return passage_payload(request, assembly)
+
+
+def _with_sentence_vectors(
+    chunks: Sequence[RankedChunk], stored: Mapping[str, npt.NDArray[np.float32]]
+) -> tuple[RankedChunk, ...]:
+    """The offered chunks with their stored sentence vectors, each row the vector of one of
+    ``sentences(chunk text)``; rows that do not match the sentences (a text cut by another
+    rule) are not used."""
+    placed: list[RankedChunk] = []
+    for one in chunks:
+        vectors = stored.get(one.chunk_id) if one.chunk_id is not None else None
+        spans = tuple(sentences(one.text)) if vectors is not None else ()
+        if vectors is not None and len(spans) == len(vectors):
+            one = replace(one, sentence_vectors=SentenceVectors(spans, vectors))
+        placed.append(one)
+    return tuple(placed)
 
 
 def _scanned(notebook: Catalog | None, request: ContextRequest, skip: set[str]) -> list[TextRecord]:

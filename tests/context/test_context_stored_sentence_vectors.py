@@ -1,0 +1,130 @@
+"""A question's build with the stored sentence vectors (real MiniLM, real SearchService, mem://):
+the question vector comes from the search that embedded it, the vectors from the catalogs' one
+query, and only where the model was trained on the question's and the chunk's language."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import pytest
+
+from open_notebook.config import Settings
+from open_notebook.context import ContextRequest, build_context
+from open_notebook.embeddings import OnnxMiniLMEmbedder
+from open_notebook.ingest import Extracted, Ingestor, SourceFormat
+from open_notebook.search import SearchService
+from open_notebook.store import Catalog, ChunkText, ContextReader, NewSource, Requested, Store
+from open_notebook.tokens import BpeTokenCounter
+
+COUNTER = BpeTokenCounter()
+TOWN = "\n\n".join(
+    [
+        "The harbour of the old town freezes over every January. Fishing boats stay in the "
+        "boatyard until the ice breaks. The ferry to the island stops running for six weeks.",
+        "The town's bakery sells rye bread baked in a wood oven. It opens at five in the "
+        "morning, and the first loaves are gone by seven. Its recipe came from a monastery.",
+    ]
+    * 4
+)
+CLUB = (
+    "Its football club was founded in 1911 by dock workers. The club plays on a pitch beside "
+    "the harbour wall. Its colours are green and white, after the town's flag."
+)
+PUEBLO = (
+    "El puerto de la ciudad vieja se congela cada enero. Los barcos de pesca se quedan en el "
+    "astillero hasta que el hielo se rompe. El transbordador a la isla deja de funcionar "
+    "durante seis semanas."
+)
+
+
+class _Spy:
+    """The store's reader, remembering what the catalogs read was asked and gave."""
+
+    def __init__(self, reader: ContextReader) -> None:
+        self.reader = reader
+        self.asked: list[Requested] = []
+        self.given: list[Catalog] = []
+        self.calls = 0
+
+    async def catalogs(
+        self, notebook_id: str | None, requested: Requested
+    ) -> tuple[Catalog | None, Catalog]:
+        self.calls += 1
+        self.asked.append(requested)
+        notebook, explicit = await self.reader.catalogs(notebook_id, requested)
+        self.given.append(explicit)
+        return notebook, explicit
+
+    async def texts(self, ids: Sequence[str]) -> dict[str, str]:
+        return await self.reader.texts(ids)
+
+    async def chunks(self, record_ids: Sequence[str]) -> dict[str, list[ChunkText]]:
+        return await self.reader.chunks(record_ids)
+
+
+@pytest.fixture(scope="module")
+def minilm() -> OnnxMiniLMEmbedder:
+    embedder = OnnxMiniLMEmbedder()
+    embedder.warm_up()
+    return embedder
+
+
+async def _notebook(store: Store, settings: Settings, minilm: OnnxMiniLMEmbedder) -> str:
+    """Town (stored now, with sentence vectors), Club (stored as before them), Pueblo (Spanish)."""
+    ingestor = Ingestor(store, minilm, settings)
+    notebook = (await store.notebooks.create("Town")).id
+    await ingestor.add_text(notebook, "Town", TOWN)
+    await ingestor.add_text(notebook, "Pueblo", PUEBLO)
+    prepared = await ingestor.prepare(Extracted("Club", CLUB, SourceFormat.TEXT))
+    old = [replace(row, sentence_vectors=None) for row in prepared.rows]
+    await store.sources.create(NewSource("Club", CLUB), notebook_ids=[notebook], chunks=old)
+    return notebook
+
+
+async def test_the_build_reads_the_hits_sentence_vectors_with_the_catalogs(
+    store: Store, settings: Settings, minilm: OnnxMiniLMEmbedder
+) -> None:
+    notebook = await _notebook(store, settings, minilm)
+    service = SearchService(store, minilm, settings)
+    spy = _Spy(store.context)
+    question = "When does the harbour freeze and stop the ferry?"
+    request = ContextRequest(notebook_id=notebook, query=question, budget=120, counter=COUNTER)
+    payload = await build_context(request, reader=spy, searcher=service)
+    assert spy.calls == 1
+    (asked,) = spy.asked
+    found = await service.search_with_vector(question, notebook_id=notebook, limit=request.limit)
+    assert found.question_vector is not None
+    assert list(asked.sentence_chunk_ids) == [hit.id for hit in found.hits]
+    by_title = {hit.id: hit.parent_title for hit in found.hits}
+    with_vectors = {by_title[one] for one in spy.given[0].sentence_vectors}
+    # The old chunk and the Spanish one have none; the build reads them as before.
+    assert with_vectors == {"Town"}
+    assert {hit.parent_title for hit in found.hits} == {"Town", "Club", "Pueblo"}
+    assert payload.total_tokens <= 120 and "freezes over every January" in payload.rendered
+    # The same hits and vector passed by the caller build the same context, every time.
+    again = await build_context(
+        request, reader=store.context, hits=found.hits, question_vector=found.question_vector
+    )
+    assert again.rendered == payload.rendered and again.content_hash == payload.content_hash
+
+
+async def test_a_question_in_a_language_the_model_was_not_trained_on_has_no_vector(
+    store: Store, settings: Settings, minilm: OnnxMiniLMEmbedder
+) -> None:
+    notebook = await _notebook(store, settings, minilm)
+    service = SearchService(store, minilm, settings)
+    question = "¿Cuándo se congela el puerto de la ciudad vieja?"
+    found = await service.search_with_vector(question, notebook_id=notebook)
+    assert found.hits and found.question_vector is None
+    spy = _Spy(store.context)
+    request = ContextRequest(notebook_id=notebook, query=question, budget=120, counter=COUNTER)
+    payload = await build_context(request, reader=spy, searcher=service)
+    assert list(spy.asked[0].sentence_chunk_ids) == []
+    plain = await build_context(request, reader=store.context, hits=found.hits)
+    assert payload.rendered == plain.rendered
+    # A text-only search embeds nothing, so it gives no vector either.
+    text_only = await service.search_with_vector(
+        "When does the harbour freeze?", notebook_id=notebook, mode="text"
+    )
+    assert text_only.question_vector is None
