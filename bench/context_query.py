@@ -8,6 +8,10 @@ query vector is a noisy copy of a stored one, as in ``bench.search``), and a sho
 fiftieth source. Per query, the hybrid search of 50 hits runs once and is timed alone; then the
 context build from those hits (``build_context(..., hits=...)``: reads, passage selection,
 rendering, counting) and, for comparison, plain chunk packing of the same hits.
+
+``--sentence-vectors`` stores a random unit vector per sentence of every chunk (int8, as ingest
+stores them) and gives the build the query's vector, so the build reads the hits' sentence
+vectors with its catalogs and weighs each sentence by its similarity to the question.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from open_notebook.db import open_database
 from open_notebook.search import SearchMode, SearchService
 from open_notebook.segment import sentences
 from open_notebook.store import SurrealStore
+from open_notebook.store._chunks import quantized
 from open_notebook.tokens import BpeTokenCounter
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"
@@ -66,8 +71,11 @@ def _source(pool: list[str], first: int) -> tuple[str, list[tuple[int, int, str]
     return text, chunks
 
 
-async def build(store: SurrealStore, size: int, matrix: np.ndarray) -> str:
+async def build(
+    store: SurrealStore, size: int, matrix: np.ndarray, sentence_vectors: bool = False
+) -> str:
     pool = _sentences()
+    rng = np.random.default_rng(11)
     nb = (await store.notebooks.create("bench context")).id
     nb_record = RecordID("notebook", nb.split(":", 1)[1])
     documents: list[dict[str, object]] = []
@@ -104,6 +112,12 @@ async def build(store: SurrealStore, size: int, matrix: np.ndarray) -> str:
                     "dim": DIM,
                 }
             )
+            if sentence_vectors:
+                count = len(list(sentences(chunk_text)))
+                rows = rng.standard_normal((count, DIM)).astype(np.float32)
+                rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+                documents[-1]["sentence_vectors"] = quantized(rows)
+                documents[-1]["sentence_count"] = count
             if len(documents) >= BATCH:
                 await store.db.query("INSERT INTO chunk $rows RETURN NONE", {"rows": documents})
                 documents = []
@@ -125,11 +139,12 @@ async def main(args: argparse.Namespace) -> None:
     store = SurrealStore(await open_database(settings))
     try:
         started = time.perf_counter()
-        nb = await build(store, args.chunks, matrix)
+        nb = await build(store, args.chunks, matrix, args.sentence_vectors)
         print(
             f"data: {args.chunks:,} chunks in one notebook in {time.perf_counter() - started:.1f} s"
         )
-        service = SearchService(store, BenchEmbedder(matrix), settings)
+        embedder = BenchEmbedder(matrix)
+        service = SearchService(store, embedder, settings)
         queries = [json.loads(line)["text"] for line in (DATA / "queries.jsonl").open()]
         counter = BpeTokenCounter()
         await service.search(queries[0], notebook_id=nb, limit=HITS)  # load the snapshot
@@ -142,7 +157,10 @@ async def main(args: argparse.Namespace) -> None:
                 notebook_id=nb, query=query, budget=args.budget, counter=counter
             )
             started = time.perf_counter()
-            payload = await build_context(request, reader=store.context, hits=hits)
+            vector = embedder.last if args.sentence_vectors else None
+            payload = await build_context(
+                request, reader=store.context, hits=hits, question_vector=vector
+            )
             build_ms.append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
             pack_chunks(hits, counter=counter, budget=args.budget)
@@ -176,6 +194,7 @@ def _parse() -> argparse.Namespace:
     parser.add_argument("--chunks", type=int, default=50_000)
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--budget", type=int, default=800)
+    parser.add_argument("--sentence-vectors", action="store_true")
     return parser.parse_args()
 
 
