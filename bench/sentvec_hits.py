@@ -116,9 +116,14 @@ async def score(name: str, root: Path, budgets: Sequence[int], first: int | None
                 with_question[0] += 1
                 for hit in hits:
                     vectors_of(hit)
+            # Without a question vector, or without a hit that has sentence vectors, the build
+            # with similarity is the builder's own (same code path, nothing to weigh): reused.
+            weighed = question is not None and any(cache.get(hit.id) is not None for hit in hits)
             for budget in budgets:
                 for method in methods:
-                    if method == "baseline":
+                    if method in VARIANTS and not weighed:
+                        pass  # ``built`` is still the builder's, built just before
+                    elif method == "baseline":
                         packed = pack_chunks(hits, counter=counter, budget=budget)
                         built = Built(
                             packed.rendered,
