@@ -45,8 +45,12 @@ A unit's value estimates how likely it is to hold what the question asks for:
   the embedder's contrastive loss was trained with (20 for MiniLM), so the share is the model's
   own probability that this sentence of the chunk is the match. It does not depend on word
   matches: a paraphrased question, or one whose words the stemmer keeps apart from the answer's,
-  still points into the chunk. A chunk without vectors (an embedder without token states, a
-  script the embedder does not read, a chunk stored before) spreads its relevance as before.
+  still points into the chunk. Ingest stores the vectors only for a chunk in a language the
+  embedder was trained on (its model card: English for MiniLM), and search gives the question's
+  vector only for a question in such a language: MiniLM's vectors of Spanish pointed to the
+  evidence sentence less often than the terms did (docs/quality.md). A chunk without vectors
+  (an embedder without token states, another language, a chunk stored before) spreads its
+  relevance as before.
 
 * the chunk's own worth, spread over its text by length: ``CHUNK_SHARE`` times the chunk's
   worth (below) times the unit's share of the chunk's characters. The sentence shares above bet on
