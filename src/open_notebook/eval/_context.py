@@ -2,8 +2,10 @@
 
 A BEIR dataset (and, unjudged, the corpora of ``distractors``) is ingested into one notebook of a
 temporary in-memory database with the configured chunking. For every judged query the hybrid
-search runs once; its hits go both to the context builder and to plain top-k chunk packing
-(:func:`open_notebook.context.pack_chunks`), at each budget, counted with the same tokenizer.
+search runs once; its hits go both to the context builder (with the query's vector that search
+embedded, when the query is in a language the embedder was trained on, as the product's build
+gets it) and to plain top-k chunk packing (:func:`open_notebook.context.pack_chunks`), at each
+budget, counted with the same tokenizer.
 
 Per budget and method:
 
