@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from passage_support import WEIGHTS, chunked, record
@@ -16,9 +17,11 @@ from open_notebook.context import (
     RenderFormat,
     assemble_passages,
 )
+from open_notebook.context._question.sentences import SentenceVectors
 from open_notebook.context._render import RunText, render_passages
 from open_notebook.errors import BudgetTooSmallError
 from open_notebook.search import query_terms
+from open_notebook.segment import sentences
 from open_notebook.tokens import BpeTokenCounter
 
 COUNTER = BpeTokenCounter()
@@ -50,7 +53,11 @@ def offers(draw: st.DrawFn) -> tuple[list[RankedChunk], dict[str, str]]:
 
 
 def _run(
-    chunks: list[RankedChunk], question: str, budget: int, fmt: RenderFormat
+    chunks: list[RankedChunk],
+    question: str,
+    budget: int,
+    fmt: RenderFormat,
+    question_vector: np.ndarray | None = None,
 ) -> PassageAssembly | None:
     try:
         return assemble_passages(
@@ -60,6 +67,7 @@ def _run(
             budget=budget,
             fmt=fmt,
             type_weights=WEIGHTS,
+            question_vector=question_vector,
         )
     except BudgetTooSmallError:
         return None
@@ -132,3 +140,42 @@ def test_same_input_gives_byte_identical_output(
     assert first.rendered == second.rendered
     assert first.manifest == second.manifest
     assert first.content_hash == second.content_hash
+
+
+def _with_vectors(chunks: list[RankedChunk], seed: int) -> list[RankedChunk]:
+    """Each chunk with random unit vectors for its sentences (some chunks without any)."""
+    rng = np.random.default_rng(seed)
+    placed = []
+    for one in chunks:
+        spans = tuple(sentences(one.text))
+        if not spans or rng.random() < 0.25:
+            placed.append(one)
+            continue
+        rows = rng.standard_normal((len(spans), 8)).astype(np.float32)
+        rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+        placed.append(replace(one, sentence_vectors=SentenceVectors(spans, rows)))
+    return placed
+
+
+@FAST
+@given(offers(), questions, budgets, formats, st.integers(min_value=0, max_value=2**16))
+def test_with_sentence_vectors_never_over_budget_and_the_same_whatever_the_order(
+    offer: tuple[list[RankedChunk], dict[str, str]],
+    question: str,
+    budget: int,
+    fmt: RenderFormat,
+    seed: int,
+) -> None:
+    chunks = _with_vectors(offer[0], seed)
+    vector = np.random.default_rng(seed + 1).standard_normal(8).astype(np.float32)
+    vector /= np.linalg.norm(vector)
+    shuffled = list(chunks)
+    random.Random(seed).shuffle(shuffled)
+    first = _run(chunks, question, budget, fmt, vector)
+    second = _run(shuffled, question, budget, fmt, vector)
+    if first is None or second is None:
+        assert first is second
+        return
+    assert first.total_tokens <= budget
+    assert first.total_tokens == COUNTER.count(first.rendered)
+    assert first.rendered == second.rendered and first.content_hash == second.content_hash
