@@ -67,26 +67,41 @@ class RankedChunk:
 
 @dataclass(slots=True)
 class _Segment:
-    """Contiguous text of one record covered by overlapping offered chunks."""
+    """Contiguous text of one record covered by overlapping or consecutive offered chunks;
+    ``last_ord`` is the ord of the chunk that ends it."""
 
     start: int
     end: int
     text: str
     chunks: list[RankedChunk]
+    last_ord: int
 
 
 def _segments(chunks: Sequence[RankedChunk]) -> list[_Segment]:
-    """The chunks of one record merged where they overlap or touch, in text order."""
+    """The chunks of one record merged where they overlap, touch or follow each other, in text
+    order.
+
+    Consecutive chunks (ords ``n`` and ``n + 1``) are one text even when the chunker dropped the
+    whitespace between them (it cuts between sentences, or inside an over-long one at a space,
+    and trims each chunk): that whitespace is restored (a space for one character, line breaks
+    for more), so a sentence the chunker cut in two is one unit again and the two chunks render
+    as one passage, with no gap marker claiming that text is left out between them.
+    """
     merged: list[_Segment] = []
     for chunk in sorted(chunks, key=lambda one: (one.start, one.end, one.ord)):
         last = merged[-1] if merged else None
+        if last is not None and chunk.start > last.end and chunk.ord == last.last_ord + 1:
+            gap = chunk.start - last.end
+            last.text += " " if gap == 1 else "\n" * gap
+            last.end = chunk.start
         if last is not None and chunk.start <= last.end:
             if chunk.end > last.end:
                 last.text += chunk.text[last.end - chunk.start :]
                 last.end = chunk.end
+                last.last_ord = chunk.ord
             last.chunks.append(chunk)
         else:
-            merged.append(_Segment(chunk.start, chunk.end, chunk.text, [chunk]))
+            merged.append(_Segment(chunk.start, chunk.end, chunk.text, [chunk], chunk.ord))
     return merged
 
 
