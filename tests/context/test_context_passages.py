@@ -498,3 +498,46 @@ def test_a_chunk_search_put_first_outweighs_a_term_match_further_down() -> None:
     melted = by_text["It melted by noon."]
     stray = by_text["Blades ice in wet air, they say, now and then."]
     assert melted.value / len(melted.text) > stray.value / len(stray.text)
+
+
+def _cut_at(owner_key: str, text: str, cuts: list[int]) -> list[RankedChunk]:
+    """The record's chunks as the chunker cuts them: at each offset in ``cuts`` (a space), the
+    space dropped between two chunks."""
+    owner = record(owner_key, "Wind farm")
+    bounds = [0, *cuts, len(text)]
+    chunks: list[RankedChunk] = []
+    for ord_, (start, end) in enumerate(zip(bounds, bounds[1:], strict=False)):
+        start += 0 if ord_ == 0 else 1  # the space at the cut is in neither chunk
+        assert text[start - 1 : start] in ("", " ")
+        chunks.append(RankedChunk(owner, f"chunk:{ord_}", ord_, start, end, text[start:end], 0))
+    return chunks
+
+
+def test_a_sentence_cut_between_two_consecutive_chunks_is_sent_whole_as_one_passage() -> None:
+    long = (
+        "The blades ice over when the air is wet and the temperature is at or just below "
+        "freezing, and the production of the farm falls by 68 000 megawatt hours in a winter."
+    )
+    text = f"Wind farm report. {long} Crews heat the blades."
+    # The chunker cut the long sentence at the space inside "68 000" and dropped that space.
+    chunks = _cut_at("cut", text, [text.index(" 000")])
+    assert chunks[0].text.endswith("by 68") and chunks[1].text.startswith("000 megawatt")
+    result = _assemble(ranked(chunks, [1, 0]), "how much production falls when blades ice?", None)
+    assert long in result.rendered
+    assert "…" not in result.rendered  # nothing of the record is left out between them
+    assert len(result.passages) == 1
+    passage = result.passages[0]
+    assert passage.text == text[passage.char_start : passage.char_end] == text
+    assert passage.chunk_ids == ("chunk:0", "chunk:1")
+    assert result.total_tokens == COUNTER.count(result.rendered)
+
+
+def test_chunks_apart_in_the_record_keep_their_gap_marker() -> None:
+    text = "Wind farm report. The blades ice over in wet air. Crews heat the blades in winter."
+    cuts = [text.index(" The"), text.index(" Crews")]
+    chunks = _cut_at("apart", text, cuts)
+    # The middle chunk is not offered: the text between the other two is left out.
+    result = _assemble(ranked(chunks, [0, 2]), "wind farm crews", None)
+    assert [one.ord for one in result.passages] == [0, 2]
+    assert "\n…\n" in result.rendered
+    assert "The blades ice over" not in result.rendered

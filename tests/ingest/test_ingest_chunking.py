@@ -19,7 +19,12 @@ def minilm() -> OnnxMiniLMEmbedder:
 
 
 def _assert_exact(
-    source: str, chunks: list[ChunkSpan], embedder: OnnxMiniLMEmbedder, limit: int
+    source: str,
+    chunks: list[ChunkSpan],
+    embedder: OnnxMiniLMEmbedder,
+    limit: int,
+    *,
+    consecutive: bool = True,
 ) -> None:
     assert chunks
     for chunk in chunks:
@@ -28,6 +33,15 @@ def _assert_exact(
         assert embedder.count_tokens(chunk.text) == chunk.token_count <= limit
     starts = [chunk.char_start for chunk in chunks]
     assert starts == sorted(starts)
+    if consecutive:
+        _assert_joined(source, chunks)
+
+
+def _assert_joined(source: str, chunks: list[ChunkSpan]) -> None:
+    # Between two consecutive chunks lies only whitespace: a question's context joins them
+    # again (open_notebook.context._question.sentences).
+    for left, right in zip(chunks, chunks[1:], strict=False):
+        assert not source[left.char_end : right.char_start].strip()
 
 
 @pytest.mark.parametrize(
@@ -149,5 +163,6 @@ def test_a_5_mb_text_file_extracts_and_chunks_in_reasonable_time(
     assert elapsed < 60, f"5 MB took {elapsed:.1f} s"  # one tokenizer pass: ~4 s on 2 busy cores
     assert len(chunks) > 5_000_000 / 1500
     sample = chunks[:: max(1, len(chunks) // 300)]
-    _assert_exact(text, sample, minilm, 200)
+    _assert_exact(text, sample, minilm, 200, consecutive=False)
+    _assert_joined(text, chunks)
     assert chunks[-1].char_end == len(text)

@@ -142,7 +142,9 @@ class ContextPayload:
 class Passage:
     """A contiguous span of one record's text in the context.
 
-    ``text`` is ``record text[char_start:char_end]``; ``number`` is what the rendered context
+    ``text`` is ``record text[char_start:char_end]`` (where it spans two consecutive chunks, the
+    whitespace between them, which no chunk holds, is a space or line breaks of the same length);
+    ``number`` is what the rendered context
     shows before it (``[3]``: passages are numbered 1, 2, ... in reading order); ``handle``
     (``source:KEY#c12``) is its stable full citation handle: the record and the ord of the chunk
     it starts in (``chunk_id``), with ``.2``, ``.3`` added when more than one passage starts in
