@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from passage_support import WEIGHTS, chunked, ranked, record
@@ -15,7 +16,7 @@ from open_notebook.context import (
     pack_chunks,
 )
 from open_notebook.context._question.sentences import one_edit_apart
-from open_notebook.context._question.value import units_of
+from open_notebook.context._question.value import CHUNK_SHARE, COVERAGE_PIVOT, units_of
 from open_notebook.search import query_terms
 from open_notebook.segment import sentences
 from open_notebook.tokens import BpeTokenCounter
@@ -541,3 +542,24 @@ def test_chunks_apart_in_the_record_keep_their_gap_marker() -> None:
     assert [one.ord for one in result.passages] == [0, 2]
     assert "\n…\n" in result.rendered
     assert "The blades ice over" not in result.rendered
+
+
+def test_a_sentence_cut_between_chunks_is_not_paid_a_short_chunks_worth_over_and_over() -> None:
+    # The chunker cut a long sentence just before its end: the short tail is a chunk of its own,
+    # and search put that tail first. The whole sentence holds all of the tail chunk and part
+    # of the other: it is worth at most what all of the best chunk is (its prior, times the most
+    # a sentence's coverage lifts it, and CHUNK_SHARE of its worth), not that chunk's worth once
+    # for every tail's length of the sentence.
+    long = (
+        "The blades of the farm ice over when the air is wet and the temperature is at or just "
+        "below freezing, which happens on most winter mornings along the northern coast, and the "
+        "crews then run the heaters for hours before the rotors turn again, losing a day."
+    )
+    text = f"Wind farm report. {long}"
+    chunks = _scored(ranked(_cut_at("tail", text, [text.rindex(" a day.")]), [1, 0]), [1.0, 0.5])
+    assert chunks[0].text == "a day." and chunks[0].rank == 1
+    units = units_of(chunks, query_terms("when do the blades ice over?"), type_weights={})
+    sentence = next(unit for unit in units if unit.text == long)
+    assert {one.ord for one in sentence.chunks} == {0, 1}
+    best_prior = best_worth = 1.0  # rank 1, the best score
+    assert sentence.value <= best_prior * math.exp(1 - COVERAGE_PIVOT) + CHUNK_SHARE * best_worth

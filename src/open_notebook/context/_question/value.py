@@ -181,9 +181,11 @@ def units_of(
         assert best is not None
         weight = type_weights.get(draft.record.type.value, 1.0)
         worth = weight * max(_worth(priors[id(one)], shares[id(one)]) for one in draft.chunks)
-        # The record's worth, spread over its chunk's text by length (see the docstring).
+        # The record's worth, spread over its chunk's text by length (see the docstring): the
+        # unit's part of each chunk, so a sentence cut between two chunks is not paid a short
+        # chunk's worth many times over for the words it holds of the other.
         spread = max(
-            _worth(priors[id(one)], shares[id(one)]) * len(draft.text) / max(1, len(one.text))
+            _worth(priors[id(one)], shares[id(one)]) * _inside(draft, one) / max(1, len(one.text))
             for one in draft.chunks
         )
         units.append(
@@ -229,6 +231,13 @@ def _cosines(
             if overlaps[index] > 0:
                 cosine[key] = float(per_chunk[key][index])
     return found
+
+
+def _inside(draft: Draft, chunk: RankedChunk) -> int:
+    """How many characters of the unit lie inside the chunk (its text's length when all of
+    it does)."""
+    overlap = min(draft.end, chunk.end) - max(draft.start, chunk.start)
+    return max(0, min(len(draft.text), overlap))
 
 
 def _similar(cosine: float) -> float:
