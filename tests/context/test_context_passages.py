@@ -510,7 +510,9 @@ def _cut_at(owner_key: str, text: str, cuts: list[int]) -> list[RankedChunk]:
     for ord_, (start, end) in enumerate(zip(bounds, bounds[1:], strict=False)):
         start += 0 if ord_ == 0 else 1  # the space at the cut is in neither chunk
         assert text[start - 1 : start] in ("", " ")
-        chunks.append(RankedChunk(owner, f"chunk:{ord_}", ord_, start, end, text[start:end], 0))
+        chunks.append(
+            RankedChunk(owner, f"chunk:{ord_}", ord_, start, end, text[start:end], 0, section=())
+        )
     return chunks
 
 
@@ -542,6 +544,25 @@ def test_chunks_apart_in_the_record_keep_their_gap_marker() -> None:
     assert [one.ord for one in result.passages] == [0, 2]
     assert "\n…\n" in result.rendered
     assert "The blades ice over" not in result.rendered
+
+
+def test_consecutive_chunks_of_two_sections_keep_the_heading_between_them_out() -> None:
+    text = "## Icing\n\nThe blades ice over in wet air.\n\n## Crews\n\nCrews heat the blades."
+    first = text.index("The blades")
+    second = text.index("Crews heat")
+    owner = record("sections", "Wind farm")
+    spans = [(first, text.index("\n\n## Crews")), (second, len(text))]
+    chunks = [
+        RankedChunk(owner, f"chunk:{n}", n, a, b, text[a:b], 0, section=(heading,))
+        for n, ((a, b), heading) in enumerate(zip(spans, ("Icing", "Crews"), strict=True))
+    ]
+    result = _assemble(ranked(chunks, [0, 1]), "blades ice crews heat", None)
+    # Two passages: a heading lies between the chunks, so they are not one text.
+    assert [one.ord for one in result.passages] == [0, 1]
+    for passage in result.passages:
+        assert passage.text == text[passage.char_start : passage.char_end]
+    unknown = [replace(one, section=None) for one in chunks]
+    assert len(_assemble(ranked(unknown, [0, 1]), "blades ice crews heat", None).passages) == 2
 
 
 def test_a_sentence_cut_between_chunks_is_not_paid_a_short_chunks_worth_over_and_over() -> None:

@@ -92,6 +92,7 @@ def offer_hits(
                 _whole(record, hit.char_start, hit.char_end, chars),
                 hit.scores.fused,
                 hit.language,
+                section=hit.heading_path,
             )
         )
     return Offer(tuple(chunks), tuple(dropped.values()))

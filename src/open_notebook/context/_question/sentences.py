@@ -64,34 +64,47 @@ class RankedChunk:
     language: str = DEFAULT_LANGUAGE
     # Its sentences' vectors (``None``: no semantic signal for it).
     sentence_vectors: SentenceVectors | None = None
+    # The headings it sits under (the search hit's ``heading_path``; ``None``: not known). Only
+    # chunks known to share a section are joined across the gap between them: a heading lies
+    # between two sections' chunks, and is not in either chunk's text.
+    section: tuple[str, ...] | None = None
 
 
 @dataclass(slots=True)
 class _Segment:
     """Contiguous text of one record covered by overlapping or consecutive offered chunks;
-    ``last_ord`` is the ord of the chunk that ends it."""
+    ``last_ord`` and ``last_section`` are those of the chunk that ends it."""
 
     start: int
     end: int
     text: str
     chunks: list[RankedChunk]
     last_ord: int
+    last_section: tuple[str, ...] | None
 
 
 def _segments(chunks: Sequence[RankedChunk]) -> list[_Segment]:
     """The chunks of one record merged where they overlap, touch or follow each other, in text
     order.
 
-    Consecutive chunks (ords ``n`` and ``n + 1``) are one text even when the chunker dropped the
-    whitespace between them (it cuts between sentences, or inside an over-long one at a space,
-    and trims each chunk): that whitespace is restored (a space for one character, line breaks
-    for more), so a sentence the chunker cut in two is one unit again and the two chunks render
-    as one passage, with no gap marker claiming that text is left out between them.
+    Consecutive chunks (ords ``n`` and ``n + 1``) of one section are one text even when the
+    chunker dropped the whitespace between them (it cuts between sentences, or inside an
+    over-long one at a space, and trims each chunk): that whitespace is restored (a space for one
+    character, line breaks for more), so a sentence the chunker cut in two is one unit again and
+    the two chunks render as one passage, with no gap marker claiming that text is left out
+    between them. Chunks of different sections, or whose section is not known, keep their gap:
+    a heading lies between them.
     """
     merged: list[_Segment] = []
     for chunk in sorted(chunks, key=lambda one: (one.start, one.end, one.ord)):
         last = merged[-1] if merged else None
-        if last is not None and chunk.start > last.end and chunk.ord == last.last_ord + 1:
+        if (
+            last is not None
+            and chunk.start > last.end
+            and chunk.ord == last.last_ord + 1
+            and chunk.section is not None
+            and chunk.section == last.last_section
+        ):
             gap = chunk.start - last.end
             last.text += " " if gap == 1 else "\n" * gap
             last.end = chunk.start
@@ -100,9 +113,12 @@ def _segments(chunks: Sequence[RankedChunk]) -> list[_Segment]:
                 last.text += chunk.text[last.end - chunk.start :]
                 last.end = chunk.end
                 last.last_ord = chunk.ord
+                last.last_section = chunk.section
             last.chunks.append(chunk)
         else:
-            merged.append(_Segment(chunk.start, chunk.end, chunk.text, [chunk], chunk.ord))
+            merged.append(
+                _Segment(chunk.start, chunk.end, chunk.text, [chunk], chunk.ord, chunk.section)
+            )
     return merged
 
 
