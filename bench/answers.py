@@ -37,6 +37,10 @@ shared CPU: the load average is printed).
     python -m bench.answers [--models qwen2.5-0.5b,qwen2.5-1.5b,gemma-quote]
         [--sets squad-long,squad-es] [--questions 60] [--support-questions 60] [--budget 600]
         [--threads 1] [--batch-threads N] [--speed-threads 1/1,1/2,2/2] [--speed-rounds 3]
+        [--variants base,best-last,400] [--out DIR]
+
+``--variants``: ways of asking, each beside the product's (``base``) on the same questions,
+e.g. the passages laid out most relevant last (``best-last``) or a smaller context (``400``).
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ from bench._answer_metrics import (
 )
 from bench._summary import record
 from open_notebook.chat import DoneEvent, TokenEvent, ask_notebook
-from open_notebook.config import LocalModelName, Settings
+from open_notebook.config import LocalModelName, PassageOrder, Settings
 from open_notebook.context import ContextRequest, build_context
 from open_notebook.embeddings import Embedder, create_embedder
 from open_notebook.eval import Dataset, load_dataset
@@ -156,6 +160,35 @@ def passages_holding(done: DoneEvent, corpus: Corpus, query_id: str) -> list[int
     """The numbers of the passages sent that hold the question's evidence sentence."""
     spans = evidence_spans(corpus, query_id)
     return [one.number for one in done.passages if holds_evidence(one, spans)]
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A way of asking, measured beside the others on the same questions: ``base`` is the
+    product's (its passage order, the bench's ``--budget``); a name of ``+``-joined parts
+    changes one thing each: a passage order (``best-last``) or a context budget (``400``)."""
+
+    name: str
+    order: PassageOrder | None = None
+    budget: int | None = None
+
+    @classmethod
+    def parse(cls, name: str) -> Variant:
+        order: PassageOrder | None = None
+        budget: int | None = None
+        for part in name.split("+"):
+            if part == "base":
+                continue
+            if part.isdigit():
+                budget = int(part)
+            else:
+                order = PassageOrder(part)
+        return cls(name, order, budget)
+
+    def settings(self, settings: Settings) -> Settings:
+        if self.order is None:
+            return settings
+        return settings.model_copy(update={"llm_passage_order": self.order})
 
 
 def spread(ids: Sequence[str], count: int, offset: int = 0) -> list[str]:
@@ -349,16 +382,30 @@ async def compare(
     budget: int,
     log: list[dict[str, object]],
     out: Path | None = None,
+    variants: Sequence[Variant] = (Variant("base"),),
 ) -> dict[str, ModelTally]:
-    """Every model on every question, interleaved question by question; each answer is also
-    appended to ``out`` (JSON lines) as it comes, so a stopped run keeps what it measured."""
-    tallies = {name: ModelTally() for name in models}
+    """Every model (and every variant of asking it) on every question, interleaved question by
+    question; each answer is also appended to ``out`` (JSON lines) as it comes, so a stopped
+    run keeps what it measured. A model's variants are named ``model variant`` unless the only
+    one is ``base``."""
+    runs = [
+        (name if [one.name for one in variants] == ["base"] else f"{name} {one.name}", llm, one)
+        for name, llm in models.items()
+        for one in variants
+    ]
+    tallies = {name: ModelTally() for name, _, _ in runs}
     for number, query_id in enumerate(query_ids, start=1):
         question = corpus.dataset.queries[query_id]
         golds = corpus.dataset.answers.get(query_id, ())
-        for name, llm in models.items():
+        for name, llm, variant in runs:
             done, first, total = await ask_once(
-                store, embedder, llm, settings, corpus.notebook_id, question, budget
+                store,
+                embedder,
+                llm,
+                variant.settings(settings),
+                corpus.notebook_id,
+                question,
+                variant.budget or budget,
             )
             evidence = passages_holding(done, corpus, query_id)
             tallies[name].add(done, golds, first, total, evidence_sent=bool(evidence))
@@ -504,10 +551,15 @@ async def one_set(
         # parallel parts together ask them all.
         part, parts = (int(one) for one in args.part.split("/"))
         asked = asked[part - 1 :: parts]
+        variants = [Variant.parse(one) for one in args.variants.split(",") if one]
         tallies = await compare(
-            store, embedder, models, settings, corpus, asked, args.budget, log, out
+            store, embedder, models, settings, corpus, asked, args.budget, log, out, variants
         )
-        print_table(f"{data}: {len(asked)} questions, budget {args.budget}", tallies, rss)
+        shown_rss = {
+            name: next(value for model, value in rss.items() if name.split(" ")[0] == model)
+            for name in tallies
+        }
+        print_table(f"{data}: {len(asked)} questions, budget {args.budget}", tallies, shown_rss)
         for name, tally in tallies.items():
             for measure, value in tally.row().items():
                 record(NAME, f"{data} {name} {measure}", ours=round(value, 3))
@@ -658,6 +710,12 @@ if __name__ == "__main__":
         help="decode/prompt llama.cpp thread pairs whose speeds are measured",
     )
     parser.add_argument("--speed-rounds", type=int, default=3)
+    parser.add_argument(
+        "--variants",
+        default="base",
+        help="ways of asking each model, side by side: base (the product's), a passage order "
+        "(best-last), a context budget (400), or +-joined (best-last+400)",
+    )
     parser.add_argument("--part", default="1/1", help="K/N: ask every N-th question from the K-th")
     parser.add_argument(
         "--out",

@@ -72,6 +72,14 @@ class LowCoverage(StrEnum):
     REFUSE = "refuse"  # do not ask the model; say that the notebook does not cover it
 
 
+class PassageOrder(StrEnum):
+    """How a question's numbered passages are laid out in the prompt (their numbers, and so
+    their citations, are the same either way)."""
+
+    READING = "reading"  # records by their best passage, each record's passages in its order
+    BEST_LAST = "best-last"  # the most relevant passage last, right before the question
+
+
 # What each closed set is called in an error message.
 _CHOICES: Final[dict[str, tuple[type[StrEnum], str]]] = {
     "embedding_provider": (EmbeddingProvider, "a known embedding provider"),
@@ -80,6 +88,7 @@ _CHOICES: Final[dict[str, tuple[type[StrEnum], str]]] = {
     "tokenizer": (Tokenizer, "a known tokenizer"),
     "search_fusion": (FusionMethod, "a fusion method"),
     "low_coverage": (LowCoverage, "a low-coverage policy"),
+    "llm_passage_order": (PassageOrder, "a passage order"),
 }
 _DATABASE_SCHEMES: Final = (
     "mem",
@@ -199,6 +208,10 @@ class Settings(BaseSettings):
     """The window the budget is planned against; unset: the model's own."""
     llm_answer_tokens: int = Field(default=256, ge=16)
     """Tokens reserved for the answer; smaller than the context window."""
+    llm_passage_order: PassageOrder = PassageOrder.READING
+    """How the passages are laid out in the prompt: `reading` (records by their best passage,
+    each record's passages in document order) or `best-last` (least relevant first, the most
+    relevant right before the question); numbers and citations are the same."""
     llm_timeout_s: float = Field(default=120.0, gt=0, le=3600)
     """How long the `openai` provider waits for the server (to answer, and between streamed
     chunks), in seconds."""

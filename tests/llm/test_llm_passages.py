@@ -3,6 +3,9 @@ it, and numbers that stay with their spans for the whole conversation."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from open_notebook.config import PassageOrder
 from open_notebook.context import Candidate, ItemType, Passage
 from open_notebook.llm import NumberedPassage, number_passages
 
@@ -61,3 +64,37 @@ def test_a_span_keeps_its_number_once_the_history_no_longer_shows_it() -> None:
     earlier = number_passages([ONE, TWO])
     again = number_passages([TWO], shown=(), known=earlier.sent)
     assert [one.number for one in again.sent] == [2] and "Sentence two" in again.text
+
+
+ELSEWHERE = "A passage of another source."
+OTHER = Candidate("source:xyz", ItemType.SOURCE, "Other", ELSEWHERE)
+
+
+def test_best_last_lays_out_by_relevance_and_keeps_every_number() -> None:
+    best = replace(ONE, relevance=1.0)
+    weak = replace(TWO, relevance=0.2)
+    middle = Passage(
+        handle="source:xyz#c0",
+        record=OTHER,
+        chunk_id="chunk:9",
+        ord=0,
+        char_start=0,
+        char_end=len(ELSEWHERE),
+        text=ELSEWHERE,
+        relevance=0.5,
+        tokens=8,
+        chunk_ids=("chunk:9",),
+    )
+    reading = number_passages([best, weak, middle])
+    last = number_passages([best, weak, middle], order=PassageOrder.BEST_LAST)
+    # The same numbers for the same spans: citations resolve exactly as in reading order.
+    assert last.sent == reading.sent
+    assert [one.number for one in last.sent] == [1, 2, 3]
+    text = last.text
+    weakest, then, best_at = (text.index(f"[{n}] ") for n in (2, 3, 1))
+    assert weakest < then < best_at  # least relevant first, the best right before the question
+    assert text.rstrip().endswith("[1] Sentence one is here.")
+    # Reading order keeps the record's passages together in document order, its best record first.
+    assert reading.text.index("[1] ") < reading.text.index("[2] ") < reading.text.index("[3] ")
+    # A record interrupted by another one shows its label again.
+    assert text.count("### Starter") == 2 and text.count("### Other") == 1

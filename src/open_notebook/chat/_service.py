@@ -123,6 +123,7 @@ async def _run(
         scorer=SupportScorer(embedder),
         answer_tokens=settings.llm_answer_tokens,
         low_coverage=settings.low_coverage,
+        passage_order=settings.llm_passage_order,
     )
     final: Mapping[str, Any] = {}
     config: Any = {"configurable": {"deps": deps}}

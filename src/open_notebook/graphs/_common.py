@@ -19,7 +19,7 @@ from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from open_notebook.config import LowCoverage
+from open_notebook.config import LowCoverage, PassageOrder
 from open_notebook.graphs._context import ContextBuild, FittedContext, empty_context, fit_context
 from open_notebook.graphs._notices import coverage_notice
 from open_notebook.graphs._prompt import frame
@@ -68,6 +68,7 @@ class ChatDeps:
     scorer: SupportScorer
     answer_tokens: int = 256
     low_coverage: LowCoverage = LowCoverage.REFUSE
+    passage_order: PassageOrder = PassageOrder.READING
     # Reads the question's language for the not-covered notice.
     languages: LanguageDetector = field(default_factory=LanguageDetector)
 
@@ -174,7 +175,9 @@ async def build_context(state: ChatState, *, config: RunnableConfig) -> dict[str
 
     fitted = await fit_context(
         deps.context(state.target, state.question),
-        lambda payload: number_passages(payload.passages, shown=shown, known=known),
+        lambda payload: number_passages(
+            payload.passages, shown=shown, known=known, order=deps.passage_order
+        ),
         deps.llm,
         state.plan.context_budget,
         request_tokens=request_tokens,

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from open_notebook.config import PassageOrder
 from open_notebook.context import (
     Passage,
     RenderFormat,
@@ -124,13 +125,17 @@ def number_passages(
     shown: Sequence[NumberedPassage] = (),
     known: Iterable[NumberedPassage] = (),
     fmt: RenderFormat = RenderFormat.MARKDOWN,
+    order: PassageOrder = PassageOrder.READING,
 ) -> PromptContext:
     """Number a context's passages and render what the model is sent.
 
     ``shown``: passages of earlier turns still in the kept history (a passage inside their spans
     is named, not sent); ``known``: every passage the conversation numbered (a span keeps its
-    number; a new span takes the next free one). Records keep the builder's order (by their best
-    passage), each under its label, its passages in document order.
+    number; a new span takes the next free one). Numbers follow the builder's order either way;
+    ``order`` is only how the text is laid out: ``READING`` keeps the builder's records (by
+    their best passage), each under its label, its passages in document order; ``BEST_LAST``
+    lays the passages out from the least relevant to the most relevant (which ends the context,
+    next to the question), a record's label shared by its passages in a row.
     """
     numbers = {one.span: one.number for one in [*known, *shown]}
     next_number = max(numbers.values(), default=0) + 1
@@ -149,7 +154,7 @@ def number_passages(
             number, next_number = next_number, next_number + 1
             numbers[span] = number
         sent.append((passage, _numbered(passage, number)))
-    text = _render(sent, fmt)
+    text = _render_best_last(sent, fmt) if order is PassageOrder.BEST_LAST else _render(sent, fmt)
     if reused:
         line = f"{REUSED_PREFIX} " + ", ".join(f"[{number}]" for number in sorted(reused))
         text = render_document([text, line]) if text else line
@@ -196,4 +201,24 @@ def _render(sent: Sequence[tuple[Passage, NumberedPassage]], fmt: RenderFormat) 
                 record, runs, truncated=False, fmt=fmt, opening=opening, closing=closing
             )
         )
+    return render_document(blocks)
+
+
+def _render_best_last(sent: Sequence[tuple[Passage, NumberedPassage]], fmt: RenderFormat) -> str:
+    # Stable on ties: of equally relevant passages the builder's earlier one stays earlier.
+    ordered = sorted(sent, key=lambda one: one[0].relevance)
+    groups: list[list[tuple[Passage, NumberedPassage]]] = []
+    for one in ordered:
+        if groups and groups[-1][0][0].record.id == one[0].record.id:
+            groups[-1].append(one)
+        else:
+            groups.append([one])
+    blocks: list[str] = []
+    for group in groups:
+        runs = [
+            # Out of document order, no two passages of a record are adjacent text.
+            RunText(str(numbered.number), passage.text, gap_before=index > 0)
+            for index, (passage, numbered) in enumerate(group)
+        ]
+        blocks.append(render_passages(group[0][0].record, runs, truncated=False, fmt=fmt))
     return render_document(blocks)
