@@ -166,29 +166,37 @@ def passages_holding(done: DoneEvent, corpus: Corpus, query_id: str) -> list[int
 class Variant:
     """A way of asking, measured beside the others on the same questions: ``base`` is the
     product's (its passage order, the bench's ``--budget``); a name of ``+``-joined parts
-    changes one thing each: a passage order (``best-last``) or a context budget (``400``)."""
+    changes one thing each: a passage order (``best-last``), a context budget (``400``), the
+    question said before the context too (``q-first``)."""
 
     name: str
     order: PassageOrder | None = None
     budget: int | None = None
+    question_first: bool = False
 
     @classmethod
     def parse(cls, name: str) -> Variant:
         order: PassageOrder | None = None
         budget: int | None = None
+        question_first = False
         for part in name.split("+"):
             if part == "base":
                 continue
             if part.isdigit():
                 budget = int(part)
+            elif part == "q-first":
+                question_first = True
             else:
                 order = PassageOrder(part)
-        return cls(name, order, budget)
+        return cls(name, order, budget, question_first)
 
     def settings(self, settings: Settings) -> Settings:
-        if self.order is None:
-            return settings
-        return settings.model_copy(update={"llm_passage_order": self.order})
+        update: dict[str, object] = {}
+        if self.order is not None:
+            update["llm_passage_order"] = self.order
+        if self.question_first:
+            update["llm_question_first"] = True
+        return settings.model_copy(update=update) if update else settings
 
 
 def spread(ids: Sequence[str], count: int, offset: int = 0) -> list[str]:
@@ -714,7 +722,7 @@ if __name__ == "__main__":
         "--variants",
         default="base",
         help="ways of asking each model, side by side: base (the product's), a passage order "
-        "(best-last), a context budget (400), or +-joined (best-last+400)",
+        "(best-last), a context budget (400), q-first, or +-joined (best-last+400)",
     )
     parser.add_argument("--part", default="1/1", help="K/N: ask every N-th question from the K-th")
     parser.add_argument(

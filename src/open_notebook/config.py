@@ -212,6 +212,8 @@ class Settings(BaseSettings):
     """How the passages are laid out in the prompt: `reading` (records by their best passage,
     each record's passages in document order) or `best-last` (least relevant first, the most
     relevant right before the question); numbers and citations are the same."""
+    llm_question_first: bool = False
+    """Say the question before the context too (it is always said after it)."""
     llm_timeout_s: float = Field(default=120.0, gt=0, le=3600)
     """How long the `openai` provider waits for the server (to answer, and between streamed
     chunks), in seconds."""

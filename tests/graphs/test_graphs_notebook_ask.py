@@ -121,3 +121,34 @@ async def test_each_turn_retrieves_with_its_own_question(store: Store, tmp_path:
     llm = create_language_model(settings)
     for request in server.requests:
         assert llm.count_messages(sent_messages(request)) + 128 <= 2048
+
+
+async def test_the_layout_settings_change_the_prompt_not_the_numbers(
+    store: Store, tmp_path: Path
+) -> None:
+    embedder = FakeEmbedder()
+    notebook_id, _, _ = await seed(store, embedder)
+    question = "How do I score the loaf with a razor blade?"
+    with LoopbackChatServer("Score it at an angle [1].") as server:
+        reading = loopback_settings(tmp_path, server.base_url)
+        laid_out = reading.model_copy(
+            update={"llm_passage_order": "best-last", "llm_question_first": True}
+        )
+        _, first = await ask(store, reading, embedder, notebook_id=notebook_id, question=question)
+        _, second = await ask(store, laid_out, embedder, notebook_id=notebook_id, question=question)
+    assert len(first.passages) > 1
+    # The same passages under the same numbers: citations resolve alike.
+    assert first.passages == second.passages
+    assert first.sentences == second.sentences
+    plain = sent_messages(server.requests[0])[-1].content
+    turned = sent_messages(server.requests[1])[-1].content
+    assert plain.startswith("Context:\n### Scoring\n[1] ")
+    assert turned.startswith(f"Question: {question}\n\nContext:\n")
+    # The best passage (numbered first) is laid out last, right before the question.
+    assert second.context.rstrip().endswith(f"[1] {SCORING}")
+    assert first.context != second.context
+    numbered = [
+        {line for line in one.context.splitlines() if line.startswith("[")}
+        for one in (first, second)
+    ]
+    assert numbered[0] == numbered[1] and len(numbered[0]) == len(first.passages)

@@ -124,6 +124,7 @@ async def _run(
         answer_tokens=settings.llm_answer_tokens,
         low_coverage=settings.low_coverage,
         passage_order=settings.llm_passage_order,
+        question_first=settings.llm_question_first,
     )
     final: Mapping[str, Any] = {}
     config: Any = {"configurable": {"deps": deps}}

@@ -69,6 +69,7 @@ class ChatDeps:
     answer_tokens: int = 256
     low_coverage: LowCoverage = LowCoverage.REFUSE
     passage_order: PassageOrder = PassageOrder.READING
+    question_first: bool = False
     # Reads the question's language for the not-covered notice.
     languages: LanguageDetector = field(default_factory=LanguageDetector)
 
@@ -145,7 +146,7 @@ async def plan_tokens(state: ChatState, *, config: RunnableConfig) -> dict[str, 
     deps = deps_of(config)
 
     def framed(history: Sequence[ChatMessage], context: str) -> list[ChatMessage]:
-        return frame(state.question, history, context)
+        return frame(state.question, history, context, question_first=deps.question_first)
 
     plan, kept = await asyncio.to_thread(
         lambda: plan_budget(
@@ -171,7 +172,9 @@ async def build_context(state: ChatState, *, config: RunnableConfig) -> dict[str
     history = state.history
 
     def request_tokens(context: str) -> int:
-        return deps.llm.count_messages(frame(state.question, history, context))
+        return deps.llm.count_messages(
+            frame(state.question, history, context, question_first=deps.question_first)
+        )
 
     fitted = await fit_context(
         deps.context(state.target, state.question),
@@ -209,7 +212,9 @@ async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any
         return {}
     deps = deps_of(config)
     context = state.context or empty_context()
-    messages = frame(state.question, state.history, context.rendered)
+    messages = frame(
+        state.question, state.history, context.rendered, question_first=deps.question_first
+    )
     used = await asyncio.to_thread(check_request_fits, deps.llm, messages, deps.answer_tokens)
     write = get_stream_writer()
     parts: list[str] = []

@@ -35,10 +35,13 @@ def user_turn(question: str, context: str) -> str:
     return f"Context:\n{context or NO_CONTEXT}\n\nQuestion: {question}"
 
 
-def frame(question: str, history: Sequence[ChatMessage], context: str) -> list[ChatMessage]:
-    """The messages sent to the model, in order."""
-    return [
-        ChatMessage(Role.SYSTEM, SYSTEM_PROMPT),
-        *history,
-        ChatMessage(Role.USER, f"{user_turn(question, context)}\n{ANSWER_RULE}"),
-    ]
+def frame(
+    question: str, history: Sequence[ChatMessage], context: str, *, question_first: bool = False
+) -> list[ChatMessage]:
+    """The messages sent to the model, in order. ``question_first``: the question is also said
+    before the context, so the passages are read knowing what they are read for (a decoder
+    reads left to right)."""
+    turn = f"{user_turn(question, context)}\n{ANSWER_RULE}"
+    if question_first:
+        turn = f"Question: {question}\n\n{turn}"
+    return [ChatMessage(Role.SYSTEM, SYSTEM_PROMPT), *history, ChatMessage(Role.USER, turn)]
