@@ -3,7 +3,7 @@
 The chunks offered are search hits (and, for records asked for by id, their chunks ranked by the
 question's terms), each with a rank, 1 being the best. A chunk's sentences are the units a context
 is made of: overlapping chunks share their sentences (the overlap is one unit, never sent twice),
-consecutive chunks are one text (a sentence cut between them is one unit),
+consecutive chunks of one section are one text (a sentence cut between them is one unit),
 and a note or insight whose chunk is its whole text is one unit (it goes in whole or not at all).
 
 A question's term matches a word of a sentence whose stem is one edit away from it (a letter
