@@ -96,14 +96,7 @@ class ChunkEmbedder:
             spans = [self.spans(text, fmt) for text, fmt in texts]
             flat = [span.text for group in spans for span in group]
             vectors = self.embedder.embed_documents(flat) if flat else empty_vectors(0)
-        rows: list[list[ChunkRow]] = []
-        start = 0
-        for group in spans:
-            end = start + len(group)
-            sentence_vectors = pooled[start:end] if pooled is not None else None
-            rows.append(self.to_rows(group, vectors[start:end], sentence_vectors) if group else [])
-            start = end
-        return rows
+        return self._grouped_rows(spans, vectors, pooled)
 
     def _by_pieces(
         self, embedder: PieceEmbedder, texts: Sequence[tuple[str, str]]
@@ -167,6 +160,15 @@ class ChunkEmbedder:
                 ranges.append(self._sentence_ranges(span.text, offsets, 0))
             vectors, found = self._pooled.embed_pieces_pooled(pieces, ranges)
             pooled = [one if len(one) else None for one in found]
+        return self._grouped_rows(groups, vectors, pooled)
+
+    def _grouped_rows(
+        self,
+        groups: Sequence[Sequence[ChunkSpan]],
+        vectors: Vectors,
+        pooled: Sequence[Vectors | None] | None,
+    ) -> list[list[ChunkRow]]:
+        """Each group's rows from the vectors (and sentence vectors) of all groups in order."""
         rows: list[list[ChunkRow]] = []
         start = 0
         for group in groups:
