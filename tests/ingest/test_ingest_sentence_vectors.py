@@ -114,3 +114,17 @@ def test_int8_rows_read_back_as_unit_rows_and_refuse_a_wrong_count() -> None:
     assert np.array_equal(back[1], [0.0, 0.0, 0.0])  # a sentence the model did not read
     assert dequantized(packed, 4) is None
     assert dequantized(packed, 0) is None
+
+
+def test_int8_rows_keep_the_cosine_of_a_wide_unit_row() -> None:
+    # A unit row of 384 components (MiniLM's width) has components near 0.05: scaled by 127
+    # for all rows, they keep a few levels each, and cosines err by up to ~0.005 (0.001 here).
+    generator = np.random.default_rng(7)
+    rows = generator.standard_normal((50, 384)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    questions = generator.standard_normal((50, 384)).astype(np.float32)
+    questions /= np.linalg.norm(questions, axis=1, keepdims=True)
+    back = dequantized(quantized(rows), 50)
+    assert back is not None
+    errors = np.abs(np.sum(back * questions, axis=1) - np.sum(rows * questions, axis=1))
+    assert errors.max() < 0.002

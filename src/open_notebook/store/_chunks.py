@@ -53,15 +53,19 @@ def chunk_documents(
     return documents
 
 
-# Sentence vectors are unit rows stored as int8 (x127, rounded): a quarter of float32's bytes, and
-# a cosine read back within about 0.01 of the float one (the builder weighs exp(20 x cosine)).
-_INT8_SCALE = 127.0
+# Sentence vectors are stored as int8, a quarter of float32's bytes. Each row is scaled so that its
+# largest component is 127: a unit row of 384 dimensions has components of about 0.05, so one
+# fixed scale for all rows would leave them a handful of levels. A row read back is normalized
+# again, so its scale need not be stored, and rows written with another scale read the same way.
+_INT8_MAX = 127.0
 
 
 def quantized(vectors: npt.NDArray[np.float32]) -> bytes:
-    """Unit rows as int8 bytes, row after row."""
-    scaled = np.rint(np.asarray(vectors, dtype=np.float32) * _INT8_SCALE)
-    packed: bytes = np.clip(scaled, -_INT8_SCALE, _INT8_SCALE).astype(np.int8).tobytes()
+    """Rows as int8 bytes, row after row, each row scaled to its own largest component."""
+    rows = np.asarray(vectors, dtype=np.float32)
+    peaks = np.max(np.abs(rows), axis=-1, keepdims=True) if rows.size else rows
+    scaled = np.rint(rows * (_INT8_MAX / np.maximum(peaks, np.float32(1e-12))))
+    packed: bytes = np.clip(scaled, -_INT8_MAX, _INT8_MAX).astype(np.int8).tobytes()
     return packed
 
 
