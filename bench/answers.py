@@ -428,6 +428,9 @@ async def compare(
                     question=question,
                     data=corpus.dataset.name,
                     evidence=evidence,
+                    # llama.cpp's token counts and timings of the answer (prompt and completion).
+                    usage=dict(llm.last_usage),
+                    timings=dict(llm.last_timings),
                 )
             )
             if out is not None:
