@@ -27,11 +27,11 @@ _BLOCK: Final = 8 * 1024 * 1024
 # A verified file is recorded beside it by size, mtime and inode; a later process that finds the
 # same file trusts that record instead of hashing a gigabyte again (doctor always re-hashes).
 _STAMP_SUFFIX: Final = ".verified"
-# The context a question gets unless its caller asks for another budget: on 2 CPU cores the
-# 0.5B reads the prompt at 60-110 tokens/s (measured on two machines), so ~600 tokens of
+# The context the 0.5B and Gemma get unless the caller asks for another budget: on 2 CPU cores
+# the 0.5B reads the prompt at 60-110 tokens/s (measured on three machines), so ~600 tokens of
 # passages with the prompt around them is what an answer within ~10 s allows (bench/answers.py
-# measures the local models at this budget); the builder's evidence_in at 400-800 tokens is
-# 0.97-0.99 on squad-long.
+# measures them at this budget); the builder's evidence_in at 400-800 tokens is 0.97-0.99 on
+# squad-long. A slower model names its own (``LocalModelSpec.context_budget``).
 DEFAULT_CONTEXT_BUDGET: Final = 600
 
 
