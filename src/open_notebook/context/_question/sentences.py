@@ -193,7 +193,7 @@ def term_scores(
     sequences, _ = _term_sequences(texts, languages)
     held = [terms.intersection(sequence) for sequence in sequences]
     idf = idf_of(held, terms)
-    return [sum(idf.get(term, 0.0) for term in found) for found in held]
+    return [math.fsum(idf.get(term, 0.0) for term in found) for found in held]
 
 
 def analyze_terms(drafts: list[Draft], question: Sequence[str]) -> None:

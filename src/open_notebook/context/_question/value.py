@@ -160,7 +160,7 @@ def units_of(
                 similar[key] = similar.get(key, 0.0) + _similar(cosine[key])
     shares = _score_shares(chunks)
     priors = _priors(chunks, shares)
-    question_idf = sum(idf.values())
+    question_idf = math.fsum(idf.values())
     units: list[Unit] = []
     for draft, match, cosine in zip(drafts, matched, cosines, strict=True):
         coverage = match / question_idf if question_idf > 0 else 0.0
@@ -254,8 +254,8 @@ def _with_similarity(by_size: float, by_terms: float | None, by_similarity: floa
 
 def _matched(draft: Draft, idf: Mapping[str, float]) -> float:
     """The idf of the question's terms a unit holds, a phrase counted as one more term."""
-    terms = sum(idf.get(term, 0.0) for term in draft.terms)
-    phrases = sum(idf.get(one, 0.0) + idf.get(two, 0.0) for one, two in draft.phrases) / 2
+    terms = math.fsum(idf.get(term, 0.0) for term in draft.terms)
+    phrases = math.fsum(idf.get(one, 0.0) + idf.get(two, 0.0) for one, two in draft.phrases) / 2
     return terms + phrases
 
 
