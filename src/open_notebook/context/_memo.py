@@ -73,6 +73,29 @@ class MemoCounter:
         return self._inner.truncate(text, max_tokens)
 
 
+class BuildCounter:
+    """``inner`` with every count remembered for the length of one build.
+
+    A build renders and counts the same passages and record blocks for each of its selections
+    (the refills and the seeded ones): short texts too are counted once, unlike
+    :class:`MemoCounter`, because this memory ends with the build that owns it.
+    """
+
+    def __init__(self, inner: TokenCounter) -> None:
+        self.name = inner.name
+        self._inner = inner
+        self._counts: dict[str, int] = {}
+
+    def count(self, text: str) -> int:
+        found = self._counts.get(text)
+        if found is None:
+            found = self._counts[text] = self._inner.count(text)
+        return found
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        return self._inner.truncate(text, max_tokens)
+
+
 class ContextMemo:
     """What a series of builds remembers of per-text work, owned by whoever builds repeatedly.
 

@@ -19,11 +19,12 @@ import numpy as np
 import numpy.typing as npt
 
 from open_notebook.context._manifest import content_hash
+from open_notebook.context._memo import BuildCounter
 from open_notebook.context._model import Dropped, RenderFormat
 from open_notebook.context._payload import Passage
+from open_notebook.context._question.board import Costs, board_of
 from open_notebook.context._question.choose import (
     DEFAULT_FLOOR,
-    Costs,
     Picked,
     Reason,
     Stop,
@@ -81,6 +82,7 @@ def assemble_passages(
     Raises:
         BudgetTooSmallError: chunks were offered but not even a few words of one fit.
     """
+    counter = BuildCounter(counter)
     units = units_of(
         chunks,
         question_terms,
@@ -97,6 +99,7 @@ def assemble_passages(
             return _assembled(chunks, units, best, pre_dropped, *cut)
     wording = Wording(units)
     lifts = record_lifts(units, wording)
+    board = board_of(units, costs, floor, wording)
 
     def select(seed: int | None) -> _Fitted:
         limit = budget if budget is not None else sum(map(costs.unit, units)) * 2 + 1_000
@@ -112,6 +115,7 @@ def assemble_passages(
                 wording=wording,
                 lifts=lifts,
                 seed=seed,
+                board=board,
             )
             found = _fit(units, picked, best, counter, fmt, budget, lifts)
             if fitted is None or found.value > fitted.value:

@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from open_notebook.context._model import Candidate
-from open_notebook.context._question.repeats import Seen, Wording, in_label
+from open_notebook.context._question.board import Board, Costs, board_of
+from open_notebook.context._question.repeats import Seen, Wording
 from open_notebook.context._question.value import Unit
 
 # Units worth less than this share of the best unit's value are not offered room.
@@ -67,22 +67,6 @@ class Stop(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Costs:
-    """Tokens the rendering adds around unit texts (counted on the rendered parts)."""
-
-    unit: Callable[[Unit], int]
-    label: Callable[[Candidate], int]
-    handle: Callable[[Unit], int]
-    gap: int
-    # The title a record's label shows (a long one is cut).
-    title: Callable[[Candidate], str] = lambda record: record.title
-    # Records whose labels read the same share one (see passages.py): what names the label, and
-    # what a record under a label already paid adds instead (the blank line between records).
-    label_key: Callable[[Candidate], str] = lambda record: record.id
-    separator: int = 0
-
-
-@dataclass(frozen=True, slots=True)
 class Picked:
     """Chosen units (indices, in the order chosen) and why each other unit is not in.
 
@@ -98,23 +82,6 @@ class Picked:
     tokens: tuple[int, ...] = ()
 
 
-class _Layout:
-    """Who is next to whom: units of one record in text order, contiguous within a segment."""
-
-    def __init__(self, units: Sequence[Unit]) -> None:
-        self.left: list[int | None] = [None] * len(units)
-        self.right: list[int | None] = [None] * len(units)
-        self.mates: dict[str, list[int]] = {}
-        for index, unit in enumerate(units):
-            self.mates.setdefault(unit.record.id, []).append(index)
-        for members in self.mates.values():
-            members.sort(key=lambda index: (units[index].start, units[index].end))
-            for one, two in zip(members, members[1:], strict=False):
-                if units[one].segment == units[two].segment and not units[one].whole:
-                    self.right[one] = two
-                    self.left[two] = one
-
-
 def pick(
     units: Sequence[Unit],
     *,
@@ -126,25 +93,30 @@ def pick(
     wording: Wording | None = None,
     lifts: Mapping[str, float],
     seed: int | None = None,
+    board: Board | None = None,
 ) -> Picked:
     """Choose units for ``budget`` tokens (as estimated from ``costs``; the caller counts the
     rendered text and gives back what does not fit). ``group_cap`` bounds the tokens of one
     source with its insights (or of one note). ``lifts`` are :func:`record_lifts` of ``units``;
-    ``seed`` is a unit offered before any other."""
-    layout = _Layout(units)
-    under: dict[str, list[int]] = {}
-    for index, unit in enumerate(units):
-        under.setdefault(costs.label_key(unit.record), []).append(index)
+    ``seed`` is a unit offered before any other; ``board`` is :func:`board_of` the same units,
+    costs, floor and wording."""
+    wording = wording or Wording(units)
+    board = board or board_of(units, costs, floor, wording)
+    layout, under, tokens = board.layout, board.under, board.tokens
     labels: set[str] = set()
-    best = max((unit.value for unit in units), default=0.0)
     left_out: dict[int, Reason] = {}
     duplicate_of: dict[int, int] = {}
+    for index in board.out:
+        if index in board.shown:
+            # Its record's label shows it: it repeats the label (itself, in the manifest).
+            left_out[index] = Reason.DUPLICATE_OF
+            duplicate_of[index] = index
+        else:
+            left_out[index] = Reason.LOW_RELEVANCE
     chosen: list[int] = []
     picked: set[int] = set()
     started: set[str] = set()
-    wording = wording or Wording(units)
     seen = Seen(near_threshold, wording)
-    tokens = [costs.unit(unit) for unit in units]
 
     def gain(index: int) -> float:
         unit = units[index]
@@ -175,15 +147,8 @@ def pick(
         ratio = math.inf if index == seed else gain(index) / max(1, cost(index))
         heapq.heappush(heap, (-ratio, index, version[index]))
 
-    for index, unit in enumerate(units):
-        if unit.value < floor * best or unit.value <= 0:
-            left_out[index] = Reason.LOW_RELEVANCE
-        elif in_label(wording.words(index), costs.title(unit.record)):
-            # The record's label shows it already (a text that starts with its own title).
-            left_out[index] = Reason.DUPLICATE_OF
-            duplicate_of[index] = index
-        else:
-            offer(index)
+    for index in board.offered:
+        offer(index)
     room = budget
     spent: dict[str, int] = {}
     while heap:
@@ -240,7 +205,7 @@ def pick(
             if repeat is not None:
                 left_out[index] = Reason.DUPLICATE_OF
                 duplicate_of[index] = repeat
-    return Picked(tuple(chosen), left_out, duplicate_of, _stop(left_out), tuple(tokens))
+    return Picked(tuple(chosen), left_out, duplicate_of, _stop(left_out), tokens)
 
 
 def evidence_gain(

@@ -15,7 +15,7 @@ from typing import Final
 
 from open_notebook.context._model import Candidate, RenderFormat
 from open_notebook.context._payload import Passage
-from open_notebook.context._question.choose import Costs
+from open_notebook.context._question.board import Costs
 from open_notebook.context._question.value import Unit
 from open_notebook.context._render import (
     SEPARATOR,
@@ -114,14 +114,14 @@ def _passage(
     )
 
 
-def _unique_handles(passages: list[Passage]) -> list[Passage]:
+def _unique_handles(passages: Sequence[Passage]) -> list[str]:
+    """Each passage's handle, with ``.2``, ``.3`` added where more start in the same chunk."""
     seen: dict[str, int] = {}
-    unique: list[Passage] = []
+    unique: list[str] = []
     for passage in passages:
         count = seen.get(passage.handle, 0) + 1
         seen[passage.handle] = count
-        handle = passage.handle if count == 1 else f"{passage.handle}.{count}"
-        unique.append(replace(passage, handle=handle))
+        unique.append(passage.handle if count == 1 else f"{passage.handle}.{count}")
     return unique
 
 
@@ -149,7 +149,7 @@ def blocks_of(
         ]
         whole = len(runs) == 1 and units[runs[0][0]].whole and cut_text is None
         relevance = max(one.relevance for one in passages)
-        grouped.append((record, _unique_handles(passages), relevance, whole))
+        grouped.append((record, passages, relevance, whole))
     grouped.sort(key=lambda group: (-group[2], group[0].id))
     blocks: list[RecordBlock] = []
     number = 0
@@ -157,10 +157,10 @@ def blocks_of(
     for place, opening, closing in shared_labels([label_of(one, fmt) for one in shown]):
         record, passages, relevance, whole = grouped[place]
         numbered: list[Passage] = []
-        for one in passages:
+        for one, handle in zip(passages, _unique_handles(passages), strict=True):
             number += 1
             text = before.format(number) + inert_text(one.text, fmt) + after
-            numbered.append(replace(one, number=number, tokens=counter.count(text)))
+            numbered.append(replace(one, handle=handle, number=number, tokens=counter.count(text)))
         block = render_passages(
             shown[place],
             [RunText(str(one.number), one.text, one.gap_before) for one in numbered],
@@ -207,8 +207,14 @@ def costs_of(counter: TokenCounter, fmt: RenderFormat) -> Costs:
             counted[id(unit)] = found
         return found
 
+    titles: dict[str, str] = {}
+
     def title(record: Candidate) -> str:
-        return labelled(record, counter).title
+        # Asked for every unit by every selection of a build: worked out once per record.
+        found = titles.get(record.id)
+        if found is None:
+            found = titles[record.id] = labelled(record, counter).title
+        return found
 
     keys: dict[str, str] = {}
 

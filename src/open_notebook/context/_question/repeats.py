@@ -24,6 +24,7 @@ class Wording:
         self._words: dict[int, list[str]] = {}
         self._keys: dict[int, str] = {}
         self._grams: dict[int, frozenset[tuple[str, ...]]] = {}
+        self._titles: dict[str, frozenset[str]] = {}
 
     def words(self, index: int) -> list[str]:
         found = self._words.get(index)
@@ -36,6 +37,14 @@ class Wording:
         if found is None:
             found = self._keys[index] = " ".join(self.words(index))
         return found
+
+    def in_label(self, index: int, title: str) -> bool:
+        """Every word of the unit is in ``title``, the title its record's label shows."""
+        shown = self._titles.get(title)
+        if shown is None:
+            shown = self._titles[title] = frozenset(normalized_words(title))
+        found = set(self.words(index))
+        return bool(found) and found <= shown
 
     def grams(self, index: int) -> frozenset[tuple[str, ...]]:
         """Word n-grams (:data:`SHINGLE_WORDS`), compared as they are: no hashing needed."""
@@ -78,9 +87,3 @@ class Seen:
         self.exact.setdefault(self.wording.key(index), index)
         if self.threshold is not None and self.threshold <= 1.0:
             self.near.append((self.wording.grams(index), index))
-
-
-def in_label(words: list[str], title: str) -> bool:
-    """Every word of the unit is in the title its record's label shows."""
-    found = set(words)
-    return bool(found) and found <= set(normalized_words(title))
