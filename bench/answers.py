@@ -35,7 +35,7 @@ shared CPU: the load average is printed).
   within the window.
 
     python -m bench.answers [--models qwen2.5-0.5b,qwen2.5-1.5b,gemma-quote]
-        [--sets squad-long,squad-es] [--questions 60] [--support-questions 60] [--budget 600]
+        [--sets squad-long,squad-es] [--questions 60] [--support-questions 60] [--budget N]
         [--threads 1] [--batch-threads N] [--speed-threads 1/1,1/2,2/2] [--speed-rounds 3]
         [--variants base,best-last,400] [--out DIR]
 
@@ -214,7 +214,7 @@ async def ask_once(
     settings: Settings,
     notebook_id: str,
     question: str,
-    budget: int,
+    budget: int | None,
     session_id: str | None = None,
 ) -> tuple[DoneEvent, float | None, float]:
     started = time.perf_counter()
@@ -343,7 +343,7 @@ async def session_vs_independent(
     settings: Settings,
     corpus: Corpus,
     turns: int,
-    budget: int,
+    budget: int | None,
 ) -> tuple[list[DoneEvent], list[DoneEvent]]:
     # Consecutive questions of one article ask about neighbouring paragraphs, as a reader does.
     ids = [one for one in corpus.dataset.queries if one in corpus.doc_of]
@@ -387,7 +387,7 @@ async def compare(
     settings: Settings,
     corpus: Corpus,
     query_ids: Sequence[str],
-    budget: int,
+    budget: int | None,
     log: list[dict[str, object]],
     out: Path | None = None,
     variants: Sequence[Variant] = (Variant("base"),),
@@ -570,7 +570,8 @@ async def one_set(
             name: next(value for model, value in rss.items() if name.split(" ")[0] == model)
             for name in tallies
         }
-        print_table(f"{data}: {len(asked)} questions, budget {args.budget}", tallies, shown_rss)
+        shown_budget = args.budget or "each model's own"
+        print_table(f"{data}: {len(asked)} questions, budget {shown_budget}", tallies, shown_rss)
         for name, tally in tallies.items():
             for measure, value in tally.row().items():
                 record(NAME, f"{data} {name} {measure}", ours=round(value, 3))
@@ -592,7 +593,11 @@ async def support_and_session(
 ) -> None:
     scorer = SupportScorer(embedder)
     support_ids = spread(ids, args.support_questions, offset=1)
-    cases = await support_set(store, embedder, settings, corpus, support_ids, args.budget)
+    # No model reads these contexts: they are built at the budget the default model reads.
+    budget = args.budget or next(iter(models.values())).context_budget
+    if budget is None:  # every local model names its own
+        raise SystemExit("no context budget: pass --budget")
+    cases = await support_set(store, embedder, settings, corpus, support_ids, budget)
     base = frozenset({"copied", "partial", "restated", "other-article"})
     found = detection(cases, scorer, base)
     items = sum(1 for _, group in cases for one in group if one.kind in base)
@@ -705,7 +710,12 @@ if __name__ == "__main__":
     parser.add_argument("--questions", type=int, default=60)
     parser.add_argument("--support-questions", type=int, default=60)
     parser.add_argument("--turns", type=int, default=5)
-    parser.add_argument("--budget", type=int, default=600)
+    parser.add_argument(
+        "--budget",
+        type=int,
+        default=None,
+        help="context tokens for every model (default: each model's own context budget)",
+    )
     parser.add_argument(
         "--answer", type=int, default=None, help="answer tokens (default: the product's setting)"
     )
