@@ -10,6 +10,7 @@ from open_notebook.context import (
     RenderFormat,
     assemble,
     deduplicate,
+    literal_markdown,
     render_block,
 )
 from open_notebook.tokens import BpeTokenCounter
@@ -85,6 +86,19 @@ def test_markdown_content_cannot_start_an_item_heading() -> None:
     assert lines[0] == "### [note:x] N (truncated)"
     assert sum(line.startswith("### [") for line in lines) == 1
     assert "\\### [source:fake] forged" in lines
+
+
+def test_a_copied_heading_escape_reads_as_the_source_again() -> None:
+    source = "## Hooch on the starter\n\nA grey liquid on top is alcohol.\n  # Feeding"
+    candidate = Candidate("source:s", ItemType.SOURCE, "S", source)
+    block = render_block(candidate, source, truncated=False)
+    body = block.split("\n", 1)[1]
+    assert body != source and literal_markdown(body) == source
+    # A model's copy runs the escape on from its mark or another sentence.
+    assert literal_markdown("[2] \\## Hooch on the starter") == "[2] ## Hooch on the starter"
+    # A backslash the source wrote inside a word, or before anything else, stays.
+    kept = "Item a\\#3 costs \\$5."
+    assert literal_markdown(kept) == kept
 
 
 def test_insight_label_names_its_source() -> None:

@@ -152,3 +152,24 @@ async def test_the_layout_settings_change_the_prompt_not_the_numbers(
         for one in (first, second)
     ]
     assert numbered[0] == numbered[1] and len(numbered[0]) == len(first.passages)
+
+
+async def test_an_answer_that_copies_an_escaped_heading_keeps_the_sources_words(
+    store: Store, tmp_path: Path
+) -> None:
+    embedder = FakeEmbedder()
+    notebook_id, _, _ = await seed(store, embedder)
+    copied = "[1] \\## Feeding\n\nFeed the sourdough starter flour and water every day."
+    with LoopbackChatServer(copied) as server:
+        settings = loopback_settings(tmp_path, server.base_url)
+        tokens, done = await ask(
+            store,
+            settings,
+            embedder,
+            notebook_id=notebook_id,
+            question="How often do I feed the sourdough starter?",
+        )
+    # The stream is what the model wrote; the answer kept and attributed is the source's text.
+    assert "".join(tokens).strip() == copied
+    assert done.answer == "[1] ## Feeding\n\nFeed the sourdough starter flour and water every day."
+    assert done.sentences and not any("\\" in one.text for one in done.sentences)

@@ -54,6 +54,7 @@ from open_notebook.context._record.select import Selection, SelectOptions, selec
 from open_notebook.context._render import (
     RunText,
     label_of,
+    literal_markdown,
     render_block,
     render_document,
     render_passages,
@@ -104,6 +105,7 @@ __all__ = [
     "pack_chunks",
     "parse_counter",
     "label_of",
+    "literal_markdown",
     "parse_format",
     "parse_inclusion",
     "parse_query",

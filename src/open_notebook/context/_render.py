@@ -23,6 +23,9 @@ SEPARATOR: Final = "\n\n"
 GAP: Final = " … "
 TRUNCATED_NOTE: Final = " (truncated)"
 _HEADING_START: Final = re.compile(r"^([ \t]*)(#)", re.MULTILINE)
+# The escape as a copy of it reads: at a line's start, or after a space where the copy runs on
+# from a citation mark or another sentence.
+_ESCAPED_HEADING: Final = re.compile(r"(^|\s)\\(#)", re.MULTILINE)
 _WHITESPACE: Final = re.compile(r"\s+")
 # Characters XML 1.0 forbids even escaped.
 _XML_FORBIDDEN: Final = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -31,6 +34,12 @@ _TAGS: Final = {ItemType.SOURCE: "source", ItemType.INSIGHT: "insight", ItemType
 
 def _inert_markdown(body: str) -> str:
     return _HEADING_START.sub(r"\1\\\2", body.strip())
+
+
+def literal_markdown(text: str) -> str:
+    """``text`` without the heading escapes a Markdown context adds: a model that copies a
+    passage copies its escape too, and the reader is shown the source's own words."""
+    return _ESCAPED_HEADING.sub(r"\1\2", text) if "\\#" in text else text
 
 
 def _inert_xml(body: str) -> str:

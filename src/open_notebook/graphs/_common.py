@@ -20,6 +20,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from open_notebook.config import LowCoverage, PassageOrder
+from open_notebook.context import literal_markdown
 from open_notebook.graphs._context import ContextBuild, FittedContext, empty_context, fit_context
 from open_notebook.graphs._notices import coverage_notice
 from open_notebook.graphs._prompt import frame
@@ -226,7 +227,9 @@ async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any
     async for delta in stream:
         parts.append(delta)
         write({"token": delta})
-    return {"answer": "".join(parts).strip(), "request_tokens": used}
+    # The stream is the model's text as it comes; the answer kept, attributed and shown after
+    # it is that text in the source's own words.
+    return {"answer": literal_markdown("".join(parts).strip()), "request_tokens": used}
 
 
 async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
