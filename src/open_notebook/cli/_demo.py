@@ -101,7 +101,7 @@ async def run_demo(
         await _timed(result, "search", lambda: _search(session, result))
         await _timed(result, "context", lambda: _context(session, result, context_tokens))
         if ask:
-            await _timed(result, "ask", lambda: _ask(session, result, context_tokens))
+            await _timed(result, "ask", lambda: _ask(session, result))
         return result
     finally:
         await store.close()
@@ -174,12 +174,12 @@ def model_label(settings: Settings) -> str:
     return f"{settings.llm_provider}: {settings.llm_model}"
 
 
-async def _ask(session: Session, result: DemoResult, budget: int) -> None:
+async def _ask(session: Session, result: DemoResult) -> None:
     out = session.state.out
     out.rule(f"[bold]5. Ask the language model ({model_label(session.state.settings)})")
     out.print(f"[bold]Q:[/] {QUESTION}")
-    # The same budget as step 4 keeps the local model's prompt small (CPU prefill is the cost).
-    options = AskOptions(QUESTION, result.notebook_id, max_context_tokens=budget)
+    # Asked as `ask` asks: the model's own context budget, the one its answers are measured at.
+    options = AskOptions(QUESTION, result.notebook_id)
     result.answer = await answer(session, options)
     print_citations(session.state, result.answer)
 
