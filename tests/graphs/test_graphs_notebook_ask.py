@@ -154,7 +154,7 @@ async def test_the_layout_settings_change_the_prompt_not_the_numbers(
     assert numbered[0] == numbered[1] and len(numbered[0]) == len(first.passages)
 
 
-async def test_an_answer_that_copies_an_escaped_heading_keeps_the_sources_words(
+async def test_an_answer_that_copies_an_escaped_heading_shows_the_sources_words(
     store: Store, tmp_path: Path
 ) -> None:
     embedder = FakeEmbedder()
@@ -169,7 +169,7 @@ async def test_an_answer_that_copies_an_escaped_heading_keeps_the_sources_words(
             notebook_id=notebook_id,
             question="How often do I feed the sourdough starter?",
         )
-    # The stream is what the model wrote; the answer kept and attributed is the source's text.
-    assert "".join(tokens).strip() == copied
-    assert done.answer == "[1] ## Feeding\n\nFeed the sourdough starter flour and water every day."
+    # What is streamed, kept and attributed is the source's text.
+    literal = "[1] ## Feeding\n\nFeed the sourdough starter flour and water every day."
+    assert "".join(tokens).strip() == done.answer == literal
     assert done.sentences and not any("\\" in one.text for one in done.sentences)

@@ -20,8 +20,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from open_notebook.config import LowCoverage, PassageOrder
-from open_notebook.context import literal_markdown
 from open_notebook.graphs._context import ContextBuild, FittedContext, empty_context, fit_context
+from open_notebook.graphs._literal import LiteralStream
 from open_notebook.graphs._notices import coverage_notice
 from open_notebook.graphs._prompt import frame
 from open_notebook.graphs._sessions import ChatSessions, SessionKind, StoredMessage, Turn
@@ -224,12 +224,17 @@ async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any
     # it).
     quotes = await asyncio.to_thread(quote_choices, state.question, state.seen, deps.scorer)
     stream = deps.llm.stream(messages, max_tokens=deps.answer_tokens, quote=quotes)
+    literal = LiteralStream()
     async for delta in stream:
-        parts.append(delta)
-        write({"token": delta})
-    # The stream is the model's text as it comes; the answer kept, attributed and shown after
-    # it is that text in the source's own words.
-    return {"answer": literal_markdown("".join(parts).strip()), "request_tokens": used}
+        shown = literal.feed(delta)
+        parts.append(shown)
+        if shown:
+            write({"token": shown})
+    rest = literal.flush()
+    if rest:
+        parts.append(rest)
+        write({"token": rest})
+    return {"answer": "".join(parts).strip(), "request_tokens": used}
 
 
 async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
