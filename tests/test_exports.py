@@ -84,6 +84,7 @@ EXPORTS: dict[str, list[str]] = {
         "pack_chunks",
         "parse_counter",
         "label_of",
+        "literal_markdown",
         "parse_format",
         "parse_inclusion",
         "parse_query",
