@@ -228,6 +228,14 @@ BENCHES: tuple[Bench, ...] = (
         needs=(SHARED_DATA / "squad-long",),
     ),
     Bench(
+        "coverage",
+        "bench.coverage",
+        ("--sets", "squad-long,squad-es", "--questions", "60"),
+        ("--sets", "squad-long,squad-es,piaf", "--questions", "120"),
+        timeout_s=900,
+        needs=(SHARED_DATA / "squad-long", SHARED_DATA / "squad-es", SHARED_DATA / "piaf"),
+    ),
+    Bench(
         "chat_local",
         "bench.chat_local",
         ("--budgets", "512,1536", "--answer", "32"),

@@ -162,3 +162,26 @@ def test_a_question_of_two_parts_is_covered_by_the_two_passages_that_answer_them
         "Who were the Normans descended from, and where did they settle?", PASSAGES, scorer
     )
     assert other.coverage is Coverage.LOW
+
+
+def test_two_parts_with_a_number_each_are_covered_by_the_passages_nearest_them(
+    scorer: SupportScorer,
+) -> None:
+    customers = "It is the largest pay-TV broadcaster with 11 million customers as of 2015."
+    homes = "Its satellite service became available in 10 million homes in 2010."
+    passages = (
+        passage(1, "source:sky", "The broadcaster is based in London and chaired by one man."),
+        passage(2, "source:sky", customers),
+        passage(3, "source:sky", "Its first channel launched in 1989."),
+        passage(4, "source:sky", homes),
+    )
+    question = (
+        "How many customers does the broadcaster have as of 2015, and in how many homes was "
+        "its satellite service available in 2010?"
+    )
+    # Each passage lacks one of the question's numbers: alone, every one supports it with 0,
+    # and the pair to read together is the one nearest the question, not the first two.
+    assert not scorer.score([question], [one.text for one in passages]).scores[0].any()
+    check = check_coverage(question, passages, scorer)
+    assert check.coverage is Coverage.OK and check.score >= SUPPORT_BAR
+    assert {one.number for one in check.nearest[:2]} == {2, 4}

@@ -59,22 +59,22 @@ def check_coverage(
 
     A question of two parts ("why is it dense, and how does temperature matter?") is often
     answered by two passages, each holding half of its words; judged one passage at a time it
-    would read as uncovered. The two best passages are therefore also judged as one text (their
-    words and numbers pooled, the closer sentence's meaning), which a question about something
-    else does not gain from: its words are in neither.
+    would read as uncovered. The two passages nearest the question are therefore also judged as
+    one text (their words and numbers pooled, the closer sentence's meaning), which a question
+    about something else does not gain from: its words are in neither.
     """
     if not passages:
         return CoverageCheck(Coverage.LOW, 0.0, None)
     texts = [one.text for one in passages]
     matrix = scorer.score([question], texts)
     column, score = matrix.best(0)
-    order = [int(one) for one in np.argsort(-matrix.scores[0], kind="stable")]
-    if len(passages) > 1:
-        score = max(score, scorer.pooled(question, texts, matrix, order[:2]))
-    level = Coverage.OK if score >= SUPPORT_BAR else Coverage.LOW
-    # Ranked by what the passage shares with the question in words or meaning (the support
-    # itself is 0 for a passage lacking one of the question's numbers).
+    # Ranked by what the passage shares with the question in words or meaning, not by its
+    # support: that is 0 for a passage lacking one of the question's numbers, and a question of
+    # two parts with a number in each has every passage at 0, the pair that holds both included.
     closeness = matrix.lexical[0] + matrix.semantic[0]
-    ranked = sorted(range(len(passages)), key=lambda one: -float(closeness[one]))
+    ranked = [int(one) for one in np.argsort(-closeness, kind="stable")]
+    if len(passages) > 1:
+        score = max(score, scorer.pooled(question, texts, matrix, ranked[:2]))
+    level = Coverage.OK if score >= SUPPORT_BAR else Coverage.LOW
     nearest = tuple(passages[one] for one in ranked[:NEAREST] if closeness[one] > 0)
     return CoverageCheck(level, score, passages[column], nearest)
