@@ -74,6 +74,7 @@ from open_notebook.eval import Dataset, load_dataset
 from open_notebook.ingest import Extracted, Ingestor, SourceFormat
 from open_notebook.llm import (
     CitationIndex,
+    LanguageModel,
     LocalModel,
     NumberedPassage,
     SupportScorer,
@@ -210,7 +211,7 @@ def spread(ids: Sequence[str], count: int, offset: int = 0) -> list[str]:
 async def ask_once(
     store: Store,
     embedder: Embedder,
-    llm: LocalModel,
+    llm: LanguageModel,
     settings: Settings,
     notebook_id: str,
     question: str,

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench._summary import record
-from bench.answers import DATA_ROOT, Corpus, ingest, passages_holding, spread
-from open_notebook.chat import DoneEvent, ask_notebook
+from bench.answers import DATA_ROOT, Corpus, ask_once, ingest, passages_holding, spread
+from open_notebook.chat import DoneEvent
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder, create_embedder
 from open_notebook.llm import LanguageModel, create_language_model
@@ -58,31 +58,6 @@ class GateTally:
             "false covers (article left out)": self.covered_elsewhere
             / max(self.asked_elsewhere, 1),
         }
-
-
-async def ask(
-    store: Store,
-    embedder: Embedder,
-    llm: LanguageModel,
-    settings: Settings,
-    notebook_id: str,
-    question: str,
-    budget: int,
-) -> DoneEvent:
-    done: DoneEvent | None = None
-    async for event in ask_notebook(
-        store,
-        embedder,
-        llm,
-        settings,
-        notebook_id=notebook_id,
-        question=question,
-        max_context_tokens=budget,
-    ):
-        if isinstance(event, DoneEvent):
-            done = event
-    assert done is not None
-    return done
 
 
 async def without_each_article(store: Store, corpus: Corpus) -> dict[str, str]:
@@ -127,7 +102,7 @@ async def one_set(
         tally = GateTally()
         for query_id in spread(ids, args.questions):
             question = corpus.dataset.queries[query_id]
-            done = await ask(
+            done, _, _ = await ask_once(
                 store, embedder, llm, settings, corpus.notebook_id, question, args.budget
             )
             sent = bool(passages_holding(done, corpus, query_id))
@@ -136,7 +111,9 @@ async def one_set(
             tally.refused += done.refused
             tally.refused_with_evidence += sent and done.refused
             other = elsewhere[corpus.doc_of[query_id]]
-            away = await ask(store, embedder, llm, settings, other, question, args.budget)
+            away, _, _ = await ask_once(
+                store, embedder, llm, settings, other, question, args.budget
+            )
             tally.asked_elsewhere += 1
             tally.covered_elsewhere += not away.refused
             log.append(line(data, question, "its notebook", done, sent))
