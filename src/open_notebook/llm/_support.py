@@ -104,6 +104,7 @@ class SupportScorer:
         self._scripts = readable_scripts(embedder) if embedder is not None else None
         self._languages = LanguageDetector()
         self._terms = TextTerms()
+        self._null: float | None = None
 
     def read_in(self, texts: Sequence[str]) -> None:
         """Read the terms of what follows in the languages of ``texts`` (a turn's passages and
@@ -176,19 +177,26 @@ class SupportScorer:
                 pieces.append(passage[start:end])
                 owner.append(column)
         try:
-            vectors = self._embedder.embed_documents([*NULL_SENTENCES, *texts, *pieces])
+            null = self._null_level(self._embedder)
+            vectors = self._embedder.embed_documents([*texts, *pieces])
         except ModelError:
             log.warning("the embedder failed; support is judged by shared words alone")
             return np.zeros(shape, dtype=np.float64)
         matrix = np.asarray(vectors, dtype=np.float64)
-        nulls = matrix[: len(NULL_SENTENCES)]
-        pairs = nulls @ nulls.T
-        count = len(NULL_SENTENCES)
-        null = float((pairs.sum() - np.trace(pairs)) / (count * (count - 1)))
-        text_vectors = matrix[count : count + len(texts)]
-        piece_vectors = matrix[count + len(texts) :]
+        text_vectors = matrix[: len(texts)]
+        piece_vectors = matrix[len(texts) :]
         cosines = text_vectors @ piece_vectors.T
         semantic = np.zeros(shape, dtype=np.float64)
         for index, column in enumerate(owner):
             semantic[:, column] = np.maximum(semantic[:, column], cosines[:, index])
         return np.clip((semantic - null) / max(1.0 - null, 1e-6), 0.0, 1.0)
+
+    def _null_level(self, embedder: Embedder) -> float:
+        """The mean pairwise cosine of :data:`NULL_SENTENCES`, embedded once per scorer (an ask
+        scores its question's coverage and then its answer's sentences)."""
+        if self._null is None:
+            nulls = np.asarray(embedder.embed_documents(list(NULL_SENTENCES)), dtype=np.float64)
+            pairs = nulls @ nulls.T
+            count = len(NULL_SENTENCES)
+            self._null = float((pairs.sum() - np.trace(pairs)) / (count * (count - 1)))
+        return self._null
