@@ -4,11 +4,12 @@ does not match the question is said to be low coverage."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from open_notebook.embeddings import OnnxMiniLMEmbedder
+from open_notebook.embeddings import OnnxMiniLMEmbedder, Vectors
 from open_notebook.llm import (
     CitationIndex,
     CitationStatus,
@@ -21,7 +22,7 @@ from open_notebook.llm import (
     check_coverage,
     numbers_in,
 )
-from open_notebook.llm._support import SUPPORT_BAR
+from open_notebook.llm._support import NULL_SENTENCES, SUPPORT_BAR
 
 pytestmark = pytest.mark.slow
 
@@ -185,3 +186,22 @@ def test_two_parts_with_a_number_each_are_covered_by_the_passages_nearest_them(
     check = check_coverage(question, passages, scorer)
     assert check.coverage is Coverage.OK and check.score >= SUPPORT_BAR
     assert {one.number for one in check.nearest[:2]} == {2, 4}
+
+
+def test_the_null_sentences_are_embedded_once_per_scorer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedder = OnnxMiniLMEmbedder.int8(tmp_path, threads=1)
+    batches: list[list[str]] = []
+    embed = embedder.embed_documents
+
+    def counted(texts: Sequence[str]) -> Vectors:
+        batches.append(list(texts))
+        return embed(texts)
+
+    monkeypatch.setattr(embedder, "embed_documents", counted)
+    scorer = SupportScorer(embedder)
+    first = scorer.score(["How fast does a ripe starter double?"], [STARTER, OVEN])
+    second = scorer.score(["How fast does a ripe starter double?"], [STARTER, OVEN])
+    assert sum(batch == list(NULL_SENTENCES) for batch in batches) == 1
+    assert (first.semantic == second.semantic).all()
