@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from open_notebook.embeddings import OnnxMiniLMEmbedder, Vectors
+from open_notebook.embeddings._use import UseEmbedder
 from open_notebook.llm import (
     CitationIndex,
     CitationStatus,
@@ -22,7 +23,12 @@ from open_notebook.llm import (
     check_coverage,
     numbers_in,
 )
-from open_notebook.llm._support import NULL_SENTENCES, SUPPORT_BAR
+from open_notebook.llm._support import (
+    ANSWER_LEVEL,
+    ANSWER_QUESTIONS,
+    NULL_SENTENCES,
+    SUPPORT_BAR,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -188,7 +194,7 @@ def test_two_parts_with_a_number_each_are_covered_by_the_passages_nearest_them(
     assert {one.number for one in check.nearest[:2]} == {2, 4}
 
 
-def test_the_null_sentences_are_embedded_once_per_scorer(
+def test_the_scale_sentences_are_embedded_once_per_scorer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     embedder = OnnxMiniLMEmbedder.int8(tmp_path, threads=1)
@@ -203,5 +209,47 @@ def test_the_null_sentences_are_embedded_once_per_scorer(
     scorer = SupportScorer(embedder)
     first = scorer.score(["How fast does a ripe starter double?"], [STARTER, OVEN])
     second = scorer.score(["How fast does a ripe starter double?"], [STARTER, OVEN])
-    assert sum(batch == list(NULL_SENTENCES) for batch in batches) == 1
+    assert sum(batch == [*NULL_SENTENCES, *ANSWER_QUESTIONS] for batch in batches) == 1
     assert (first.semantic == second.semantic).all()
+
+
+def test_minilm_reads_on_the_scale_the_support_bar_was_set_on(scorer: SupportScorer) -> None:
+    # The stretch to ANSWER_LEVEL leaves the default embedder's opinions as they are.
+    levels = scorer.levels()
+    assert levels is not None and SupportScorer(None).levels() is None
+    null, answer = levels
+    assert (answer - null) / (1.0 - null) == pytest.approx(ANSWER_LEVEL, abs=1e-3)
+
+
+SPANISH = (
+    passage(
+        1,
+        "source:masa",
+        "Una masa madre madura duplica su volumen en cuatro a seis horas y huele agradablemente"
+        " ácida. La harina de centeno la hace más activa porque lleva más levadura salvaje.",
+    ),
+    passage(
+        2,
+        "source:horno",
+        "Se hornea el pan a 250 grados durante 20 minutos con vapor y luego 25 minutos sin él.",
+        start=200,
+    ),
+)
+
+
+def test_use_covers_a_question_with_its_answer_passage_and_not_an_unrelated_one() -> None:
+    # USE puts a question and its answer lower on its own scale than MiniLM does (0.54 against
+    # 0.73 on ANSWER_QUESTIONS); read on MiniLM's scale, these covered questions fell below the bar.
+    embedder = UseEmbedder()
+    scorer = SupportScorer(embedder)
+    for question, passages in (
+        ("How long does a ripe starter take to double?", PASSAGES),
+        ("¿A qué temperatura se hornea el pan?", SPANISH),
+    ):
+        check = check_coverage(question, passages, scorer)
+        assert check.coverage is Coverage.OK, (question, check.score)
+    for question, passages in (
+        ("What is the capital of Australia?", PASSAGES),
+        ("¿Quién ganó la guerra de los Cien Años?", SPANISH),
+    ):
+        assert check_coverage(question, passages, scorer).coverage is Coverage.LOW, question
