@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from open_notebook.config import Settings
@@ -14,6 +15,7 @@ from open_notebook.context import ContextRequest, build_context
 from open_notebook.embeddings import OnnxMiniLMEmbedder
 from open_notebook.ingest import Extracted, Ingestor, SourceFormat
 from open_notebook.search import SearchService
+from open_notebook.segment import sentences
 from open_notebook.store import Catalog, ChunkText, ContextReader, NewSource, Requested, Store
 from open_notebook.tokens import BpeTokenCounter
 
@@ -46,6 +48,7 @@ class _Spy:
         self.asked: list[Requested] = []
         self.given: list[Catalog] = []
         self.calls = 0
+        self.chunks_read: list[tuple[bool, dict[str, list[ChunkText]]]] = []
 
     async def catalogs(
         self, notebook_id: str | None, requested: Requested
@@ -59,8 +62,12 @@ class _Spy:
     async def texts(self, ids: Sequence[str]) -> dict[str, str]:
         return await self.reader.texts(ids)
 
-    async def chunks(self, record_ids: Sequence[str]) -> dict[str, list[ChunkText]]:
-        return await self.reader.chunks(record_ids)
+    async def chunks(
+        self, record_ids: Sequence[str], *, with_sentence_vectors: bool = False
+    ) -> dict[str, list[ChunkText]]:
+        found = await self.reader.chunks(record_ids, with_sentence_vectors=with_sentence_vectors)
+        self.chunks_read.append((with_sentence_vectors, found))
+        return found
 
 
 @pytest.fixture(scope="module")
@@ -128,3 +135,39 @@ async def test_a_question_in_a_language_the_model_was_not_trained_on_has_no_vect
         "When does the harbour freeze?", notebook_id=notebook, mode="text"
     )
     assert text_only.question_vector is None
+
+
+async def test_a_pinned_sources_chunks_come_with_their_sentence_vectors(
+    store: Store, settings: Settings, minilm: OnnxMiniLMEmbedder
+) -> None:
+    notebook = await _notebook(store, settings, minilm)
+    service = SearchService(store, minilm, settings)
+    ids = (await store.notebooks.source_ids([notebook]))[notebook]
+    sources = {title: one for one, title in (await store.sources.titles(ids)).items()}
+    question = "Who founded the town's bakery, and when does it open?"
+    found = await service.search_with_vector(question, notebook_id=notebook, limit=1)
+    assert found.question_vector is not None and len(found.hits) == 1
+    spy = _Spy(store.context)
+    pinned = (sources["Town"], sources["Club"])
+    request = ContextRequest(
+        notebook_id=notebook, query=question, budget=200, counter=COUNTER, source_ids=pinned
+    )
+    payload = await build_context(
+        request, reader=spy, hits=found.hits, question_vector=found.question_vector
+    )
+    assert payload.total_tokens <= 200
+    [(asked_vectors, read)] = spy.chunks_read
+    assert asked_vectors and set(read) == set(pinned)
+    town, club = read[sources["Town"]], read[sources["Club"]]
+    assert len(town) > 1  # most of Town's chunks are not the one hit
+    for chunk in town:
+        assert chunk.sentence_vectors is not None
+        assert len(chunk.sentence_vectors) == len(list(sentences(chunk.text)))
+        assert np.allclose(np.linalg.norm(chunk.sentence_vectors, axis=1), 1.0, atol=1e-5)
+    assert all(chunk.sentence_vectors is None for chunk in club)  # stored before them
+    # Without a question vector nothing compares them, so they are not read.
+    spy.chunks_read.clear()
+    await build_context(request, reader=spy, hits=found.hits)
+    assert [asked for asked, _ in spy.chunks_read] == [False]
+    unread = spy.chunks_read[0][1].values()
+    assert all(chunk.sentence_vectors is None for listed in unread for chunk in listed)

@@ -89,8 +89,10 @@ class RecordingReader:
         self.texts_read.extend(ids)
         return await self.inner.texts(ids)
 
-    async def chunks(self, record_ids: Sequence[str]) -> dict[str, list[ChunkText]]:
-        return await self.inner.chunks(record_ids)
+    async def chunks(
+        self, record_ids: Sequence[str], *, with_sentence_vectors: bool = False
+    ) -> dict[str, list[ChunkText]]:
+        return await self.inner.chunks(record_ids, with_sentence_vectors=with_sentence_vectors)
 
 
 async def _with_every_text(store: Store, request: ContextRequest) -> tuple[Assembly, int]:

@@ -7,7 +7,8 @@
   adds, removes or edits a member bumps it, in the same transaction); insights are read again
   only for sources whose insight stamp moved.
 * :meth:`ContextReads.texts`: texts by id, read only for the candidates that could enter.
-* :meth:`ContextReads.chunks`: the chunks of records asked for by id in a question's build.
+* :meth:`ContextReads.chunks`: the chunks of records asked for by id in a question's build, with
+  their stored sentence vectors when the question has a vector to compare them with.
 
 :class:`open_notebook.context.ContextReader` is the protocol this implements; the cache belongs to
 the instance (one per :class:`~open_notebook.store.Store`), so two databases never share one.
@@ -62,6 +63,10 @@ class ChunkText:
     text: str
     # ISO 639-1 code of the text's language ("" unknown; None: stored before it was detected).
     language: str | None = None
+    # One unit row per sentence of ``text`` (read only when asked for; None: not read or none).
+    sentence_vectors: npt.NDArray[np.float32] | None = field(
+        default=None, compare=False, repr=False
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,10 +152,16 @@ SELECT VALUE [<string> id, full_text] FROM $sources;
 SELECT VALUE [<string> id, content] FROM $insights;
 SELECT VALUE [<string> id, content] FROM $notes;
 """
-# Each parent's chunks through the `parent` index, nested per parent (same order as asked).
-_CHUNKS: Final = """
+# Each parent's chunks through the `parent` index, nested per parent (same order as asked);
+# the sentence vectors only when the build has a question vector (they are ~40 % of a row).
+_CHUNK_ROW: Final = "<string> id, ord, char_start, char_end, text, language"
+_CHUNKS: Final = f"""
 RETURN $parents.map(|$p|
-    SELECT VALUE [<string> id, ord, char_start, char_end, text, language] FROM chunk
+    SELECT VALUE [{_CHUNK_ROW}] FROM chunk WHERE parent = $p ORDER BY ord);
+"""
+_CHUNKS_WITH_VECTORS: Final = f"""
+RETURN $parents.map(|$p|
+    SELECT VALUE [{_CHUNK_ROW}, sentence_count, sentence_vectors] FROM chunk
     WHERE parent = $p ORDER BY ord);
 """
 
@@ -294,12 +305,17 @@ class ContextReads:
                     texts[str(plain_id(row[0]))] = row[1]
         return texts
 
-    async def chunks(self, record_ids: Sequence[str]) -> dict[str, list[ChunkText]]:
-        """The chunks of each record in reading order (an empty list: none stored)."""
+    async def chunks(
+        self, record_ids: Sequence[str], *, with_sentence_vectors: bool = False
+    ) -> dict[str, list[ChunkText]]:
+        """The chunks of each record in reading order (an empty list: none stored), with their
+        stored sentence vectors if asked for."""
         wanted = unique_ids(record_ids, None)
         if not wanted:
             return {}
-        nested = await self.db.query_one(_CHUNKS, {"parents": records(wanted)})
+        query = _CHUNKS_WITH_VECTORS if with_sentence_vectors else _CHUNKS
+        nested = await self.db.query_one(query, {"parents": records(wanted)})
+        width = 8 if with_sentence_vectors else 6
         found: dict[str, list[ChunkText]] = {}
         for record_id, rows in zip(wanted, nested or [], strict=False):
             found[record_id] = [
@@ -310,9 +326,10 @@ class ContextReads:
                     int(row[3]),
                     str(row[4]),
                     None if row[5] is None else str(row[5]),
+                    _vectors_of(row[6:]),
                 )
                 for row in rows or []
-                if isinstance(row, list) and len(row) == 6
+                if isinstance(row, list) and len(row) == width
             ]
         return found
 
@@ -334,11 +351,17 @@ def _explicit(
 def _sentence_vectors(result: object) -> dict[str, npt.NDArray[np.float32]]:
     found: dict[str, npt.NDArray[np.float32]] = {}
     for row in result if isinstance(result, list) else []:
-        if not isinstance(row, list) or len(row) != 3:
-            continue
-        chunk_id, count, packed = row
-        if isinstance(count, int) and isinstance(packed, bytes):
-            vectors = dequantized(packed, count)
-            if vectors is not None:
-                found[str(plain_id(chunk_id))] = vectors
+        vectors = _vectors_of(row[1:]) if isinstance(row, list) and len(row) == 3 else None
+        if vectors is not None:
+            found[str(plain_id(row[0]))] = vectors
     return found
+
+
+def _vectors_of(fields: Sequence[object]) -> npt.NDArray[np.float32] | None:
+    """``[sentence_count, sentence_vectors]`` as read, or None (not read, none stored)."""
+    if len(fields) != 2:
+        return None
+    count, packed = fields
+    if isinstance(count, int) and isinstance(packed, bytes):
+        return dequantized(packed, count)
+    return None

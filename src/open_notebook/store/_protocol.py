@@ -207,8 +207,10 @@ class ContextReader(Protocol):
         """Texts by record id (a record that is gone is absent)."""
         ...
 
-    async def chunks(self, record_ids: Sequence[str]) -> dict[str, list[ChunkText]]:
-        """Each record's stored chunks in reading order."""
+    async def chunks(
+        self, record_ids: Sequence[str], *, with_sentence_vectors: bool = False
+    ) -> dict[str, list[ChunkText]]:
+        """Each record's stored chunks in reading order (with their sentence vectors if asked)."""
         ...
 
 

@@ -98,7 +98,9 @@ async def question_build(
         if one not in wanted.source_ids
     ]
     scanned = _scanned(notebook, request, {one.id for one in pinned}) if scan_notebook else []
-    stored = await reader.chunks([one.id for one in (*pinned, *scanned)])
+    stored = await reader.chunks(
+        [one.id for one in (*pinned, *scanned)], with_sentence_vectors=question_vector is not None
+    )
     terms = query_terms(request.query, _languages(found_hits, stored))
     missing = [one.id for one in (*pinned, *scanned) if not stored.get(one.id)]
     texts = await reader.texts(missing) if missing else {}
@@ -123,8 +125,17 @@ async def question_build(
             with_chunks(scanned, pinned=False), terms, per_record=False, limit=request.limit
         ),
     )
-    if question_vector is not None and explicit.sentence_vectors:
-        chunks = _with_sentence_vectors(chunks, explicit.sentence_vectors)
+    vectors = {
+        **explicit.sentence_vectors,
+        **{
+            one.id: one.sentence_vectors
+            for listed in stored.values()
+            for one in listed
+            if one.sentence_vectors is not None
+        },
+    }
+    if question_vector is not None and vectors:
+        chunks = _with_sentence_vectors(chunks, vectors)
     raise_if_nothing_found(request, dropped, len(chunks))
     assembly = assemble_passages(
         chunks,
