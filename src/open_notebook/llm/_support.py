@@ -74,8 +74,8 @@ ANSWER_QUESTIONS: Final = (
 # MiniLM's opinion of those pairs on the scale the support bar was set on, (cos - null) /
 # (1 - null). Every embedder's opinions are stretched so that its answer level reads as this:
 # USE multilingual puts a question nearer its null than MiniLM does, even against its answer
-# (0.54 on these pairs); read on MiniLM's scale, its coverage gate refused 0.10-0.39 of the
-# questions whose evidence was in the context (bench/coverage.py).
+# (0.54 on these pairs), so on MiniLM's scale its coverage gate would refuse 0.10-0.39 of the
+# questions whose evidence is in the context (bench/coverage.py).
 ANSWER_LEVEL: Final = 0.7255
 # Digits with thousands separators or a decimal part; "10th" holds the number 10.
 _NUMBER: Final = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")

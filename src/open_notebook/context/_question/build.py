@@ -125,17 +125,15 @@ async def question_build(
             with_chunks(scanned, pinned=False), terms, per_record=False, limit=request.limit
         ),
     )
-    vectors = {
-        **explicit.sentence_vectors,
-        **{
-            one.id: one.sentence_vectors
-            for listed in stored.values()
-            for one in listed
-            if one.sentence_vectors is not None
-        },
-    }
-    if question_vector is not None and vectors:
-        chunks = _with_sentence_vectors(chunks, vectors)
+    if question_vector is not None:
+        # The hits' vectors came with the catalogs, the pinned records' with their chunks.
+        vectors = dict(explicit.sentence_vectors)
+        for listed in stored.values():
+            vectors.update(
+                (one.id, one.sentence_vectors) for one in listed if one.sentence_vectors is not None
+            )
+        if vectors:
+            chunks = _with_sentence_vectors(chunks, vectors)
     raise_if_nothing_found(request, dropped, len(chunks))
     assembly = assemble_passages(
         chunks,
