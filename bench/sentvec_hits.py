@@ -64,8 +64,10 @@ class _WithVectors:
     async def texts(self, ids: Sequence[str]) -> dict[str, str]:
         return await self.reader.texts(ids)
 
-    async def chunks(self, record_ids: Sequence[str]) -> dict[str, list[ChunkText]]:
-        return await self.reader.chunks(record_ids)
+    async def chunks(
+        self, record_ids: Sequence[str], *, with_sentence_vectors: bool = False
+    ) -> dict[str, list[ChunkText]]:
+        return await self.reader.chunks(record_ids, with_sentence_vectors=with_sentence_vectors)
 
 
 VARIANTS = ("semantic",)
