@@ -15,6 +15,7 @@ from open_notebook.context import (
     assemble_passages,
     pack_chunks,
 )
+from open_notebook.context._question.passages import blocks_of, costs_of
 from open_notebook.context._question.sentences import one_edit_apart
 from open_notebook.context._question.value import CHUNK_SHARE, COVERAGE_PIVOT, units_of
 from open_notebook.search import query_terms
@@ -376,10 +377,11 @@ def test_a_long_sentence_that_answers_is_sent_rather_than_short_filler_before_it
     )
     log = chunked(record("b", "Log"), "Blades iced 0. Blades iced 1.", per_chunk=2, overlap=0)
     chunks = _scored(ranked([study[0], log[0]], [0, 1]), [1.0, 0.9])
-    result = _assemble(chunks, "when does rime ice build on turbine blades?", 46)
+    # Room for the answer, not for the answer and the road after it (45 tokens as sent).
+    result = _assemble(chunks, "when does rime ice build on turbine blades?", 44)
     assert answer in result.rendered
     assert "paved" not in result.rendered
-    assert result.total_tokens == COUNTER.count(result.rendered) <= 46
+    assert result.total_tokens == COUNTER.count(result.rendered) <= 44
 
 
 def test_a_records_worth_falls_with_how_far_its_best_hit_is_above_the_background() -> None:
@@ -584,3 +586,35 @@ def test_a_sentence_cut_between_chunks_is_not_paid_a_short_chunks_worth_over_and
     assert {one.ord for one in sentence.chunks} == {0, 1}
     best_prior = best_worth = 1.0  # rank 1, the best score
     assert sentence.value <= best_prior * math.exp(1 - COVERAGE_PIVOT) + CHUNK_SHARE * best_worth
+
+
+def test_the_selection_charges_a_passage_what_the_rendering_counts() -> None:
+    # Numbers, gap markers and the text between joined sentences are charged what they add
+    # where they are sent (a line break merges with the full stop before it, a space with the
+    # word after it), not what each counts alone: charged alone, every passage cost about two
+    # tokens more than it is sent with, and the room left over went unused.
+    paragraphs = [" ".join(FILLER[first : first + 4]) for first in range(0, 24, 4)]
+    text = "\n\n".join(paragraphs)
+    owner = record("report", "Annual report")
+    chunks = chunked(owner, text)
+    units = units_of(
+        ranked(chunks, range(len(chunks))), query_terms("routine figures"), type_weights={}
+    )
+    assert any(unit.before == "\n\n" for unit in units)
+    # Three passages: two sentences across a paragraph break, one alone, two in a paragraph.
+    chosen = [3, 4, 9, 14, 15]
+    costs = costs_of(COUNTER, RenderFormat.MARKDOWN)
+    best = max(unit.value for unit in units)
+    (block,) = blocks_of(units, chosen, best, COUNTER, RenderFormat.MARKDOWN)
+    assert [len(passage.text) > 0 for passage in block.passages] == [True] * 3
+    starts = [3, 9, 14]
+    charged = (
+        # A label is charged one line break besides its text: the blank line before it merges
+        # with the full stop of the passage before, the line break after it does not merge.
+        costs.label(owner)
+        + sum(costs.unit(units[index]) for index in chosen)
+        + sum(costs.join(units[index]) for index in chosen if index not in starts)
+        + sum(costs.handle(units[index]) for index in starts)
+        + costs.gap * (len(starts) - 1)
+    )
+    assert charged == COUNTER.count(block.block)

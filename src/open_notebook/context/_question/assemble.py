@@ -120,8 +120,9 @@ def assemble_passages(
             found = _fit(units, picked, best, counter, fmt, budget, lifts)
             if fitted is None or found.value > fitted.value:
                 fitted = found
-            # Costs are charged part by part and come out a little high (a handle's suffix, a
-            # separator, tokens merged across a join): the room left is offered once more.
+            # Costs are charged part by part and can miss by a few tokens (a sentence that does
+            # not end in a full stop, tokens merged across a join): room left over is offered
+            # once more.
             slack = (budget or 0) - found.total
             if budget is None or slack < _MIN_SLACK or group_cap is not None:
                 break

@@ -30,6 +30,9 @@ class Costs:
     # what a record under a label already paid adds instead (the blank line between records).
     label_key: Callable[[Candidate], str] = lambda record: record.id
     separator: int = 0
+    # What the text between a unit and the sentence before it adds when both are sent in one
+    # passage (a line break; a space merges with the unit's first word).
+    join: Callable[[Unit], int] = lambda _unit: 0
 
 
 class Layout:

@@ -15,10 +15,12 @@ tokens are its text's plus what it adds to the rendering: a record's first unit 
 record's label (or, when an earlier record's label reads the same, only for the blank line between
 records under it: records of one title share their label), a unit that does not continue a chosen
 neighbour pays for a passage number and a gap marker, a unit next to a chosen one pays for its
-text only (so, as the budget grows, passages grow around what was chosen into the surrounding
-sentences before new places are opened), and a unit between two chosen ones saves the number and
-gap marker it closes (a short sentence there is sent even when its own value is below the floor:
-it costs nothing).
+text and the line break between them, if any (so, as the budget grows, passages grow around what
+was chosen into the surrounding sentences before new places are opened), and a unit between two
+chosen ones saves the number and gap marker it closes (a short sentence there is sent even when
+its own value is below the floor: it costs nothing). Each part is charged what it adds where it
+is sent (:func:`open_notebook.context._question.passages.costs_of`), so what the selection counts
+comes close to what the rendering counts.
 
 Greedy by ratio can pass over a long unit worth more than the short ones that fill the room
 before it (the knapsack's weak spot), so the selection is run again with each of the few most
@@ -131,11 +133,29 @@ def pick(
                 return tokens[index] + costs.separator + costs.handle(unit)
             return tokens[index] + costs.label(unit.record) + costs.handle(unit)
         left, right = layout.left[index], layout.right[index]
-        if left in picked and right is not None and right in picked:
+        joins_left = left is not None and left in picked
+        joins_right = right is not None and right in picked
+        if joins_left and joins_right:
             # It joins two passages into one: the right one's handle and the gap go.
-            return tokens[index] - costs.handle(units[right]) - costs.gap
-        if left in picked or right in picked:
-            return tokens[index]
+            assert right is not None
+            return (
+                tokens[index]
+                + costs.join(unit)
+                + costs.join(units[right])
+                - costs.handle(units[right])
+                - costs.gap
+            )
+        if joins_left:
+            return tokens[index] + costs.join(unit)
+        if joins_right:
+            # The right passage's number moves onto this unit.
+            assert right is not None
+            return (
+                tokens[index]
+                + costs.join(units[right])
+                + costs.handle(unit)
+                - costs.handle(units[right])
+            )
         return tokens[index] + costs.handle(unit) + costs.gap
 
     version = [0] * len(units)
