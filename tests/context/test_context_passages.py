@@ -618,3 +618,20 @@ def test_the_selection_charges_a_passage_what_the_rendering_counts() -> None:
         + costs.gap * (len(starts) - 1)
     )
     assert charged == COUNTER.count(block.block)
+
+
+def test_room_that_fits_two_answers_as_sent_holds_both() -> None:
+    # The two answers in two passages under one label are 45 tokens as sent. Charged what each
+    # part counts alone (the second number's line break and the gap marker's, merged as sent
+    # with the full stops before them, counted again), they came to more than 45, and the
+    # second answer was left out of room it fits in.
+    sentences_ = list(FILLER)
+    sentences_[5], sentences_[20] = ANSWER, ANSWER_TWO
+    chunks = chunked(record("report", "Annual report"), " ".join(sentences_))
+    offered = _scored(
+        ranked(chunks, range(len(chunks))), [1.0 - n / 50 for n in range(len(chunks))]
+    )
+    result = _assemble(offered, "when do blades ice over in freezing fog and heaters run?", 45)
+    assert ANSWER in result.rendered
+    assert ANSWER_TWO in result.rendered
+    assert result.total_tokens == COUNTER.count(result.rendered) <= 45
