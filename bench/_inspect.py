@@ -211,7 +211,8 @@ async def inspect_written(url: str, embedder: Embedder, notebook_id: str) -> Wri
         texts = {one.id: (one.full_text, "text") for one in sources}
         texts.update({one.id: (one.content, "markdown") for one in notes})
         chunks = await store.chunks.for_parents(list(texts), with_embeddings=True)
-        whole, broken = set(), set()
+        whole: set[str] = set()
+        broken: set[str] = set()
         for record_id, (text, fmt) in texts.items():
             mine = sorted(chunks.get(record_id, []), key=lambda chunk: chunk.ord)
             wanted = [span.text for span in chunker.spans(text, fmt)]

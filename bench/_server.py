@@ -91,7 +91,11 @@ def snapshot(env: dict[str, str]) -> dict[str, object]:
     output = subprocess.run(
         command, env={**os.environ, **env}, check=True, capture_output=True, text=True
     ).stdout
-    return dict(line.split("=", 1) for line in output.strip().splitlines())  # type: ignore[misc]
+    found: dict[str, object] = {}
+    for line in output.strip().splitlines():
+        key, value = line.split("=", 1)
+        found[key] = value
+    return found
 
 
 async def _snapshot_here() -> dict[str, str]:

@@ -18,8 +18,7 @@ from open_notebook.chat import DoneEvent, TokenEvent, chat_with_source
 from open_notebook.config import LocalModelName, Settings
 from open_notebook.db import open_database
 from open_notebook.llm import LocalModel, model_spec
-from open_notebook.store import Store, SurrealStore
-from open_notebook.store._sources import NewSource
+from open_notebook.store import NewSource, Store, SurrealStore
 from open_notebook.tokens import BpeTokenCounter
 
 CORPUS = (

@@ -93,7 +93,7 @@ def _text(rng: random.Random, words: int) -> str:
     return " ".join(sentences)
 
 
-async def _populate(store: Store, sources: int, counter: TokenCounter, seed: int = 7) -> str:
+async def _populate(store: SurrealStore, sources: int, counter: TokenCounter, seed: int = 7) -> str:
     """Write the notebook with a few multi-row INSERTs (the bench must be quick to set up)."""
     rng = random.Random(seed)
     notebook = await store.notebooks.create("bench")
@@ -172,7 +172,7 @@ async def reference_build(
     return items
 
 
-async def _forget_counts(store: Store, notebook_id: str) -> None:
+async def _forget_counts(store: SurrealStore, notebook_id: str) -> None:
     await store.db.query(
         "UPDATE source SET text_tokens = NONE, text_chars = NONE;"
         "UPDATE source_insight SET text_tokens = NONE, text_chars = NONE;"

@@ -237,7 +237,8 @@ async def serve_trial(workdir: Path, index: int, kill_at: float, clients: int = 
     written = await inspect_written(url, FakeEmbedder(), workload.notebook_id)
     acked = {one.id for one in workload.acked}
     lost = sorted(acked - written.whole)
-    restarted, missed, twice = False, [], 0
+    restarted, twice = False, 0
+    missed: list[str] = []
     if written.opened:
         with ServerProcess(env, cli=True) as server:
             restarted = True

@@ -56,7 +56,8 @@ async def build(url: str, chunks: int, sources: int, seed: int) -> str:
     model = create_embedder(Settings()).model_id
     try:
         made = await database.query_one("CREATE notebook SET name = 'memory' RETURN id")
-        nb = RecordID("notebook", str(made[0]["id"]).split(":", 1)[1])
+        key = str(made[0]["id"]).split(":", 1)[1]
+        nb = RecordID("notebook", key)
         ids = [RecordID("source", f"m{index}") for index in range(sources)]
         await database.query(
             "FOR $s IN $sources { CREATE $s SET title = <string> $s, full_text = 'x', "
@@ -73,7 +74,7 @@ async def build(url: str, chunks: int, sources: int, seed: int) -> str:
             ]
             await database.query("INSERT INTO chunk $rows RETURN NONE", {"rows": rows})
         await database.query("UPDATE $nb SET version += 1", {"nb": nb})
-        return f"notebook:{nb.id}"
+        return f"notebook:{key}"
     finally:
         await database.close()
 

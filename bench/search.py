@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import os
 import statistics
@@ -33,8 +34,7 @@ from open_notebook.config import Settings
 from open_notebook.db import open_database
 from open_notebook.search import HitType, SearchMode, SearchService
 from open_notebook.search._query import bm25_terms
-from open_notebook.store import ChunkRow, Store, SurrealStore
-from open_notebook.store._sources import NewSource
+from open_notebook.store import ChunkRow, NewSource, Store, SurrealStore
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"
 DIM = 384
@@ -184,7 +184,9 @@ async def run_size(
         started = time.perf_counter()
         await search(SearchMode.TEXT)
         text_build_s = time.perf_counter() - started
-        results = {mode: await timed(lambda m=mode: search(m), args.queries) for mode in SearchMode}
+        results = {
+            mode: await timed(functools.partial(search, mode), args.queries) for mode in SearchMode
+        }
         if args.embed:
             real = EmbeddingBenchEmbedder(matrix, args.model)
             embedded = SearchService(store, real, settings)

@@ -152,7 +152,7 @@ def test_a_repeat_is_named_as_one_before_the_budget_or_the_floor() -> None:
         # Room for the report alone, and a floor the copy's rank keeps it below: either would
         # leave the copy out, but what says most about it is that it repeats the report.
         for options in ({"budget": alone.total_tokens + 5}, {"budget": None, "floor": 0.9}):
-            result = _assemble(offered, question, **options)  # type: ignore[arg-type]
+            result = _assemble(offered, question, **options)
             assert result.rendered == alone.rendered
             [entry] = result.manifest["dropped"]
             assert entry["reason"] == f"duplicate_of:{result.passages[0].handle}"
