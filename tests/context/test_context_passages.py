@@ -363,8 +363,10 @@ def test_a_record_search_found_about_as_good_comes_before_more_of_the_first() ->
 
 
 def test_a_long_sentence_that_answers_is_sent_rather_than_short_filler_before_it() -> None:
-    # Greedy by value per token fills the room with a short matching record and the cheap
-    # filler sentence of the first one; tried first, the long answer alone holds more.
+    # The room holds either the long answer or a short matching record with the cheap filler
+    # sentence after the answer; the long answer alone holds more. (Partial enumeration is
+    # exercised by test_room_that_fits_two_answers_as_sent_holds_both: charged as sent, greedy
+    # by ratio alone takes the answer here.)
     answer = (
         "Rime ice builds on the leading edge of the turbine blades within an hour whenever "
         "supercooled fog drifts across the ridge at dawn."
