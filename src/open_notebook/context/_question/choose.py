@@ -134,28 +134,17 @@ def pick(
             return tokens[index] + costs.label(unit.record) + costs.handle(unit)
         left, right = layout.left[index], layout.right[index]
         joins_left = left is not None and left in picked
-        joins_right = right is not None and right in picked
-        if joins_left and joins_right:
-            # It joins two passages into one: the right one's handle and the gap go.
-            assert right is not None
-            return (
-                tokens[index]
-                + costs.join(unit)
-                + costs.join(units[right])
-                - costs.handle(units[right])
-                - costs.gap
-            )
+        # The chosen unit right after this one, whose passage this one would open.
+        next_chosen = units[right] if right is not None and right in picked else None
+        if next_chosen is not None:
+            # Its passage's number moves onto this unit, or, when this unit also continues the
+            # passage before, the two passages become one: its number and the gap go.
+            moved = costs.join(next_chosen) - costs.handle(next_chosen)
+            if joins_left:
+                return tokens[index] + costs.join(unit) + moved - costs.gap
+            return tokens[index] + moved + costs.handle(unit)
         if joins_left:
             return tokens[index] + costs.join(unit)
-        if joins_right:
-            # The right passage's number moves onto this unit.
-            assert right is not None
-            return (
-                tokens[index]
-                + costs.join(units[right])
-                + costs.handle(unit)
-                - costs.handle(units[right])
-            )
         return tokens[index] + costs.handle(unit) + costs.gap
 
     version = [0] * len(units)

@@ -208,9 +208,9 @@ def costs_of(counter: TokenCounter, fmt: RenderFormat) -> Costs:
         word = first[0] if first else ""
         found = added.get((between, word))
         if found is None:
-            found = counter.count(end + between + word) - counter.count(end) - counter.count(word)
-            added[between, word] = max(0, found)
-        return added[between, word]
+            merged = counter.count(end + between + word) - counter.count(end) - counter.count(word)
+            found = added[between, word] = max(0, merged)
+        return found
 
     def label(record: Candidate) -> int:
         found = labels.get(record.id)
@@ -220,8 +220,10 @@ def costs_of(counter: TokenCounter, fmt: RenderFormat) -> Costs:
             labels[record.id] = found
         return found
 
+    after_tokens = counter.count(after) if after else 0
+
     def handle(unit: Unit) -> int:
-        return adds(number, unit) + (counter.count(after) if after else 0)
+        return adds(number, unit) + after_tokens
 
     def join(unit: Unit) -> int:
         return adds(unit.before, unit)
