@@ -12,6 +12,7 @@ from open_notebook.context import (
     deduplicate,
     literal_markdown,
     render_block,
+    useful_body_tokens,
 )
 from open_notebook.tokens import BpeTokenCounter
 
@@ -106,3 +107,23 @@ def test_insight_label_names_its_source() -> None:
     assert render_block(insight, "S.", truncated=False).startswith(
         "### [source_insight:i] summary (insight on [source:p])"
     )
+
+
+def test_the_first_record_cut_to_fit_keeps_a_useful_share_when_one_fits() -> None:
+    # Ten long books of one priority: the first may shrink to a few words only when nothing
+    # more fits. Reserved at a few words, the stubs of the books after it took the rest of the
+    # room, and the first was sent as a fragment (27 tokens of text against 37 at 300 tokens).
+    books = [
+        _source(
+            f"b{index}",
+            " ".join(f"Chapter {index} paragraph {i} explains the plant." for i in range(80)),
+            order=index,
+        )
+        for index in range(10)
+    ]
+    for budget in (300, 314):
+        useful = useful_body_tokens(budget)
+        result = assemble(books, counter=COUNTER, budget=budget, min_body_tokens=useful)
+        cut = [placed for placed in result.placed if placed.truncated]
+        assert cut[0].candidate.id == "source:b0"
+        assert all(COUNTER.count(placed.body) >= useful for placed in cut)

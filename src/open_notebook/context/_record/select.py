@@ -130,7 +130,12 @@ def _plan(
         whole = place_whole(candidate, params)
         if whole.tokens <= room:
             return whole
-    stub = stub_tokens(candidate, params, tight=tight)
+    # The first item reserves a useful stub like any other when it fits, and only a few words
+    # when nothing more fits: reserved at a few words, later stubs could take the rest of the
+    # room and leave it a fragment.
+    stub = stub_tokens(candidate, params)
+    if tight and stub > room:
+        stub = stub_tokens(candidate, params, tight=True)
     if stub > room or (whole is not None and stub >= whole.tokens):
         return None
     return stub
@@ -196,7 +201,9 @@ def _judge_unread(candidate: Candidate, state: _State) -> None:
     elif estimate <= room:
         state.charge(candidate, estimate)
     elif stub <= room:
-        state.charge(candidate, stub)
+        # As _plan reserves: a useful stub when it fits, a first item's few words otherwise.
+        useful = cut_label + 1 + stub_body_tokens(state.params, tight=False)
+        state.charge(candidate, useful if useful <= room else stub)
 
 
 def _second_pass(state: _State) -> None:
