@@ -81,6 +81,17 @@ def stub_body_tokens(params: FitParams, *, tight: bool) -> int:
     return min(MIN_TAIL_TOKENS, params.min_body_tokens) if tight else params.min_body_tokens
 
 
+def reserved_tokens(cut_label: int, params: FitParams, room: int, *, tight: bool) -> int:
+    """What a deferred item reserves, its cut label ``cut_label`` tokens: a useful stub when it
+    fits in ``room``, and a first item's few words only when it does not (reserved at a few
+    words, the stubs of later items could take the rest and leave the first a fragment)."""
+    body = stub_body_tokens(params, tight=False)
+    if tight and cut_label + 1 + body > room:
+        body = stub_body_tokens(params, tight=True)
+    # +1: the line break between label and body.
+    return cut_label + 1 + body
+
+
 def place_whole(candidate: Candidate, params: FitParams) -> Placed:
     block = render_block(
         candidate, candidate.content, truncated=False, fmt=params.fmt, memo=params.memo

@@ -37,9 +37,9 @@ from open_notebook.context._record.fit import (
     label_pair,
     label_tokens,
     place_whole,
+    reserved_tokens,
     shrink,
     stub_body_tokens,
-    stub_tokens,
     surely_longer,
 )
 from open_notebook.context._record.unread import whole_bounds
@@ -130,12 +130,8 @@ def _plan(
         whole = place_whole(candidate, params)
         if whole.tokens <= room:
             return whole
-    # The first item reserves a useful stub like any other when it fits, and only a few words
-    # when nothing more fits: reserved at a few words, later stubs could take the rest of the
-    # room and leave it a fragment.
-    stub = stub_tokens(candidate, params)
-    if tight and stub > room:
-        stub = stub_tokens(candidate, params, tight=True)
+    cut_label = label_tokens(candidate, params, truncated=True)
+    stub = reserved_tokens(cut_label, params, room, tight=tight)
     if stub > room or (whole is not None and stub >= whole.tokens):
         return None
     return stub
@@ -185,8 +181,7 @@ def _judge_unread(candidate: Candidate, state: _State) -> None:
     if room < _MIN_BLOCK_TOKENS or label > room:
         state.drop(candidate)
         return
-    # The tight (smaller) stub of a first item whenever nothing is placed or deferred yet; as in
-    # stub_tokens, +1 is the line break between label and body.
+    # The least a first item (nothing placed or deferred yet) takes; +1: label-body line break.
     tight = not state.placed and not state.deferred
     stub = cut_label + 1 + stub_body_tokens(state.params, tight=tight)
     low, estimate = whole_bounds(candidate, label)
@@ -201,9 +196,7 @@ def _judge_unread(candidate: Candidate, state: _State) -> None:
     elif estimate <= room:
         state.charge(candidate, estimate)
     elif stub <= room:
-        # As _plan reserves: a useful stub when it fits, a first item's few words otherwise.
-        useful = cut_label + 1 + stub_body_tokens(state.params, tight=False)
-        state.charge(candidate, useful if useful <= room else stub)
+        state.charge(candidate, reserved_tokens(cut_label, state.params, room, tight=tight))
 
 
 def _second_pass(state: _State) -> None:
