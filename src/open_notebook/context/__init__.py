@@ -48,13 +48,14 @@ from open_notebook.context._payload import ContextPayload, Passage, RecordEntry,
 from open_notebook.context._question.assemble import PassageAssembly, assemble_passages
 from open_notebook.context._question.sentences import RankedChunk
 from open_notebook.context._record.assemble import Assembly, assemble
-from open_notebook.context._record.build import record_payload, useful_body_tokens
+from open_notebook.context._record.build import fit_records, record_payload, useful_body_tokens
 from open_notebook.context._record.fit import FitParams, place_whole, shrink, stub_tokens
 from open_notebook.context._record.select import Selection, SelectOptions, select
 from open_notebook.context._render import (
     RunText,
     label_of,
     literal_markdown,
+    record_text,
     render_block,
     render_document,
     render_passages,
@@ -100,6 +101,7 @@ __all__ = [
     "check_budget",
     "content_hash",
     "deduplicate",
+    "fit_records",
     "id_list",
     "optional_number",
     "pack_chunks",
@@ -113,6 +115,7 @@ __all__ = [
     "place_whole",
     "prioritize",
     "record_payload",
+    "record_text",
     "render_block",
     "render_document",
     "render_passages",

@@ -52,6 +52,8 @@ def parse_inclusion(value: object) -> InclusionLevel:
 
 
 def _levels(value: object, table: str, name: str) -> dict[str, InclusionLevel]:
+    if value is None:
+        return {}
     if not isinstance(value, Mapping):
         raise InvalidInputError(f"{name} must be a mapping of id to level", field=name)
     return {normalize_id(key, table): parse_inclusion(level) for key, level in value.items()}
@@ -77,6 +79,8 @@ def check_bool(value: object, name: str) -> bool:
 
 
 def _weights(value: object) -> dict[str, float]:
+    if value is None:
+        return dict(DEFAULT_PRIORITY_WEIGHTS)
     if not isinstance(value, Mapping):
         raise InvalidInputError("priority_weights must be a mapping", field="priority_weights")
     weights = dict(DEFAULT_PRIORITY_WEIGHTS)
@@ -95,9 +99,15 @@ def _weights(value: object) -> dict[str, float]:
     return weights
 
 
-@dataclass(frozen=True)
+@dataclass
 class ContextConfig:
-    """What to include and how to weigh it; ``max_tokens`` and ``include_*`` are honoured."""
+    """What to include and how to weigh it; ``max_tokens`` and ``include_*`` are honoured.
+
+    Assignable, as the reference's is (``config.sources = {...}`` after creating it): values are
+    checked when it is made and again when a build reads it (:meth:`validated`), so a wrong
+    value assigned later is named by the build that reads it. ``None`` for ``sources``, ``notes``
+    or ``priority_weights`` means the default, as in the reference.
+    """
 
     sources: dict[str, InclusionLevel] = field(default_factory=dict)
     notes: dict[str, InclusionLevel] = field(default_factory=dict)
@@ -109,21 +119,35 @@ class ContextConfig:
     )
 
     def __post_init__(self) -> None:
-        # Frozen: normalized values are set once, here, at the edge.
-        object.__setattr__(self, "sources", _levels(self.sources, "source", "sources"))
-        object.__setattr__(self, "notes", _levels(self.notes, "note", "notes"))
+        self.sources = _levels(self.sources, "source", "sources")
+        self.notes = _levels(self.notes, "note", "notes")
         check_bool(self.include_insights, "include_insights")
         check_bool(self.include_notes, "include_notes")
         check_budget(self.max_tokens)
-        object.__setattr__(self, "priority_weights", _weights(self.priority_weights))
+        self.priority_weights = _weights(self.priority_weights)
+
+    def validated(self) -> ContextConfig:
+        """A checked, normalized copy: what a build reads (later assignments do not reach it).
+
+        Raises:
+            InvalidInputError: a value assigned since it was made is wrong (named).
+        """
+        return ContextConfig(
+            sources=self.sources,
+            notes=self.notes,
+            include_insights=self.include_insights,
+            include_notes=self.include_notes,
+            max_tokens=self.max_tokens,
+            priority_weights=self.priority_weights,
+        )
 
     @classmethod
     def from_value(cls, value: object) -> ContextConfig:
-        """Accept a config, a mapping of its fields, or ``None``."""
+        """A checked config from a config (a copy), a mapping of its fields, or ``None``."""
         if value is None:
             return cls()
         if isinstance(value, ContextConfig):
-            return value
+            return value.validated()
         if isinstance(value, Mapping):
             unknown = set(value) - set(cls.__dataclass_fields__)
             if unknown:

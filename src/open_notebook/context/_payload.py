@@ -129,13 +129,24 @@ class ContextPayload:
                 "tokenizer": request.counter.name,
                 "query": request.query,
                 "per_source_max_tokens": request.per_source_cap,
-                "config": request.config.to_dict(),
+                "config": _config_used(request),
                 "content_hash": self.content_hash,
             },
         }
         if request.notebook_id is not None:
             response["notebook_id"] = request.notebook_id
         return response
+
+
+def _config_used(request: ContextRequest) -> dict[str, Any]:
+    """The config as the build used it: a keyword argument or request field that overrides the
+    config's ``include_*`` or ``max_tokens`` is what is reported."""
+    return {
+        **request.config.to_dict(),
+        "include_insights": request.with_insights,
+        "include_notes": request.with_notes,
+        "max_tokens": request.max_tokens,
+    }
 
 
 @dataclass(frozen=True, slots=True)

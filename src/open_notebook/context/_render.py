@@ -10,8 +10,9 @@ cannot close the element) and attribute values are quoted.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 from xml.sax.saxutils import escape, quoteattr
@@ -48,6 +49,41 @@ def _inert_xml(body: str) -> str:
 
 def _one_line(text: str) -> str:
     return _WHITESPACE.sub(" ", text).strip()
+
+
+# The fields of a record's context dict that hold its text, in the order they are looked for;
+# the label already shows the id and the title.
+_TEXT_FIELDS: Final = ("full_text", "content")
+_LABEL_FIELDS: Final = frozenset({"id", "title"})
+
+
+def record_text(context: Mapping[str, object]) -> tuple[str, str]:
+    """A record's context dict (the seed's ``source.get_context()``, ``note.get_context()``) as
+    the title and the body its block sends, the same for equal dicts in any key order.
+
+    The title is ``title``; the body is the record's text (``full_text`` or ``content``), then
+    every other field but ``id`` as a ``key: value`` line in key order, a value that is not a
+    string written as JSON with sorted keys. What is counted is this text, never ``str(dict)``.
+
+    Raises:
+        TypeError: a nested mapping mixes key types that cannot be sorted.
+    """
+    title = context.get("title")
+    text_field = next((key for key in _TEXT_FIELDS if isinstance(context.get(key), str)), None)
+    lines = [
+        f"{key}: {_field_text(context[key])}"
+        for key in sorted(context, key=str)
+        if key not in _LABEL_FIELDS and key != text_field
+    ]
+    text = str(context[text_field]) if text_field is not None else ""
+    body = SEPARATOR.join(part for part in (text, "\n".join(lines)) if part)
+    return ("" if title is None else str(title)), body
+
+
+def _field_text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
 def _markdown_header(candidate: Candidate, truncated: bool) -> str:

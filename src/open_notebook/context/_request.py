@@ -67,7 +67,9 @@ class ContextRequest:
     items: tuple[Candidate, ...] = ()
 
     def __post_init__(self) -> None:
-        # Frozen: the normalized values are set once, here.
+        # Frozen: the normalized values are set once, here. The config is assignable, so the
+        # request keeps a checked copy of it as it was when the request was made.
+        object.__setattr__(self, "config", ContextConfig.from_value(self.config))
         if self.notebook_id is not None:
             object.__setattr__(self, "notebook_id", normalize_id(self.notebook_id, "notebook"))
         sources = tuple(dict.fromkeys(normalize_id(one, "source") for one in self.source_ids))

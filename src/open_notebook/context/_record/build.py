@@ -7,10 +7,11 @@ enter (:mod:`open_notebook.context._record.reading`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from open_notebook.context._memo import ContextMemo
-from open_notebook.context._model import Placed
+from open_notebook.context._model import Candidate, Dropped, DropReason, Placed
 from open_notebook.context._payload import ContextPayload, RecordEntry
 from open_notebook.context._record.assemble import Assembly
 from open_notebook.context._record.fit import DEFAULT_MIN_BODY_TOKENS
@@ -20,8 +21,9 @@ from open_notebook.context._record.gather import (
     gather_records,
     merge_repeats,
 )
-from open_notebook.context._record.reading import FitArgs, fit_reading_texts
-from open_notebook.context._request import ContextRequest, raise_if_nothing_found
+from open_notebook.context._record.reading import FitArgs, fit_reading_texts, fit_round
+from open_notebook.context._request import ContextRequest, excluded, raise_if_nothing_found
+from open_notebook.errors import InvalidInputError
 from open_notebook.store import STATS_ENCODING, ContextReader
 
 # A record cut to fit keeps at least this share of the budget (and no less than the fit's own
@@ -47,8 +49,14 @@ async def record_build(
     gathered, dropped = gather_records(request, data)
     candidates = merge_repeats([*gathered, *request.items])
     raise_if_nothing_found(request, dropped, len(candidates))
+    assembly = await fit_reading_texts(candidates, dropped, fit_args(request, memo), reader.texts)
+    return record_payload(request, assembly)
+
+
+def fit_args(request: ContextRequest, memo: ContextMemo | None) -> FitArgs:
+    """How a build without a question fits its candidates to the request's budget."""
     budget = request.max_tokens
-    args = FitArgs(
+    return FitArgs(
         counter=request.counter,
         budget=budget,
         fmt=request.fmt,
@@ -58,8 +66,31 @@ async def record_build(
         min_body_tokens=useful_body_tokens(budget),
         memo=memo,
     )
-    assembly = await fit_reading_texts(candidates, dropped, args, reader.texts)
-    return record_payload(request, assembly)
+
+
+def fit_records(
+    request: ContextRequest,
+    candidates: Sequence[Candidate],
+    left_out: Sequence[tuple[str, DropReason]] = (),
+    memo: ContextMemo | None = None,
+) -> Assembly:
+    """Fit candidates whose texts the caller has read (the seed's builder gathers them through
+    its hooks) as a build without a question fits its own: the same budget, useful share, cuts
+    and manifest. ``left_out`` are the records the caller decided on before fitting (not found,
+    excluded by config), listed in the manifest in that order.
+
+    Raises:
+        NotFoundError: every id the request asks for is unknown (some unknown ones are only
+            reported).
+        BudgetTooSmallError: the budget cannot hold even a few words of one item.
+        InvalidInputError: a candidate's text is not read.
+    """
+    unread = [one.id for one in candidates if not one.loaded]
+    if unread:
+        raise InvalidInputError(f"candidates without their text: {unread[:5]}", field="items")
+    dropped = [Dropped(excluded(one, request), reason) for one, reason in left_out]
+    raise_if_nothing_found(request, dropped, len(candidates))
+    return fit_round(candidates, dropped, fit_args(request, memo))
 
 
 def _placed_entry(placed: Placed) -> RecordEntry:

@@ -41,9 +41,14 @@ class FitArgs:
     memo: ContextMemo | None = None
 
 
-def _fit(
-    candidates: Sequence[Candidate], dropped: Sequence[Dropped], args: FitArgs, *, superset: bool
+def fit_round(
+    candidates: Sequence[Candidate],
+    dropped: Sequence[Dropped],
+    args: FitArgs,
+    *,
+    superset: bool = False,
 ) -> Assembly:
+    """One fit of the candidates to the budget (a text not read yet is judged by its counts)."""
     return assemble(
         candidates,
         counter=args.counter,
@@ -72,7 +77,7 @@ async def fit_reading_texts(
     """
     unread: tuple[str, ...] = ()
     for round_number in range(_GUESS_ROUNDS + 2):
-        assembly = _fit(candidates, dropped, args, superset=round_number == _GUESS_ROUNDS)
+        assembly = fit_round(candidates, dropped, args, superset=round_number == _GUESS_ROUNDS)
         unread = assembly.unread
         if not unread:
             return assembly
