@@ -347,7 +347,7 @@ EXPORTS: dict[str, list[str]] = {
         "words",
     ],
     "open_notebook.tokens": ["BpeTokenCounter", "TokenCounter"],
-    "open_notebook.utils": [],
+    "open_notebook.utils": ["token_count"],
     "open_notebook.web": ["STATIC_DIR", "web_routes"],
 }
 
