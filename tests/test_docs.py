@@ -4,8 +4,8 @@ The site itself is built strictly by `make docs` (in `make test`): links and anc
 are mkdocs' to check. The README and the architecture page beside the code are outside docs/, so
 their relative links (which GitHub follows) are checked here, and the strict build is shown to
 fail on a broken link and a broken anchor, so its green means something. The reference pages'
-generator is shown to list every setting, command and route, and the README's library example is
-run as written.
+generator is shown to list every setting, command and route, and the README's library example and
+the library guide's extension example are run as written.
 """
 
 from __future__ import annotations
@@ -19,14 +19,17 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
+from typing import Any
 
 import pytest
 from mkdocs.exceptions import PluginError
 from typer.main import get_command
 
+from open_notebook import runtime
 from open_notebook.api import create_app
 from open_notebook.cli import app
 from open_notebook.config import Settings, env_name
+from open_notebook.store import NewSource, Store
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -155,6 +158,27 @@ def test_readme_library_example_runs_as_written(tmp_path: Path) -> None:
     assert "A dense crumb comes from under-proofed dough." in result.stdout
     tokens = int(result.stdout.split(" tokens:", 1)[0])
     assert 0 < tokens <= 1500
+
+
+async def test_library_extension_example_runs_as_written(store: Store) -> None:
+    page = (ROOT / "docs" / "guides" / "library.md").read_text(encoding="utf-8")
+    section = page.split("<!-- extension example: run as written by tests/test_docs.py -->", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    example: dict[str, Any] = {}
+    exec(compile(code, "docs/guides/library.md", "exec"), example)
+    notebook = await store.notebooks.create("Energy")
+    await store.sources.create(NewSource("Wind", "Wind output rose."), notebook_ids=[notebook.id])
+    await store.notes.create(notebook.id, "Call the installer.", title="Todo: call")
+    kept = await store.notes.create(notebook.id, "Compare the tariffs.", title="Idea")
+    runtime.configure(store=store)
+    try:
+        ctx = await example["notebook_context_with_glossary"](notebook.id)
+    finally:
+        await runtime.reset()  # closes the store the fixture also closes: closing twice is safe
+    assert [one["id"] for one in ctx["notes"]] == ["note:glossary", kept.id]
+    assert "[note:glossary] Glossary\nkWh: a unit of energy." in ctx["rendered"]
+    assert "Wind output rose." in ctx["rendered"]
+    assert "Call the installer." not in ctx["rendered"]
 
 
 def _hook() -> ModuleType:
