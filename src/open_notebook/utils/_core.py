@@ -87,14 +87,20 @@ class BuilderCore:
         self.mode = parse_mode(kwargs.get("mode", SearchMode.HYBRID))
         self.limit = parse_limit(kwargs.get("limit", 50))
         self.items: list[ContextItem] = []
-        self.assembly: Assembly | None = None
-        self.payload: ContextPayload | None = None
-        # What one build decided before fitting, and the items its hooks added (by identity).
-        self._left_out: dict[str, DropReason] = {}
         self._gathered: dict[int, ContextItem] = {}
         self._gathering = False
         self._reading: ContextConfig | None = None
         self._pins: frozenset[str] | None = None
+        self._begin_build()
+
+    def _begin_build(self) -> None:
+        """Forget what the last build gathered and decided (items added outside a build stay)."""
+        self.items = [one for one in self.items if id(one) not in self._gathered]
+        # The items this build's hooks add (by identity), and what it decides before fitting.
+        self._gathered = {}
+        self._left_out: dict[str, DropReason] = {}
+        self.assembly: Assembly | None = None
+        self.payload: ContextPayload | None = None
         self._fitted: ContextRequest | None = None
 
     # What the build reads: a keyword argument or an assignment, else the config's value.

@@ -168,9 +168,7 @@ class ContextBuilder(BuilderCore):
             InvalidInputError: an argument, the config or an item is wrong (named).
         """
         store = await store_of(self.params.get("store"))
-        self.items = [one for one in self.items if id(one) not in self._gathered]
-        self._gathered, self._left_out = {}, {}
-        self.assembly = self.payload = self._fitted = None
+        self._begin_build()
         self._reading = ContextConfig.from_value(self.context_config)
         self._pins = self._pinned()
         try:
