@@ -8,7 +8,7 @@ from graphs_support import Seeded, loopback_settings, sent_messages
 from open_notebook.chat import ChatSessions, DoneEvent, TokenEvent, chat_with_source
 from open_notebook.config import Settings
 from open_notebook.errors import ConflictError, InvalidInputError, ModelError, NotFoundError
-from open_notebook.graphs import ANSWER_RULE, SYSTEM_PROMPT, StoredMessage
+from open_notebook.graphs import SYSTEM_PROMPT, StoredMessage, answer_rule
 from open_notebook.llm import (
     CitationStatus,
     LocalModel,
@@ -54,7 +54,7 @@ async def test_prompt_holds_the_source_context_and_citations_are_checked(
     assert "### Starter basics\n[" in user and "### Insight: summary\n[1] " in user
     assert seeded.source_id not in user and seeded.insight_id not in user
     assert "doubles in four to six hours" in user
-    assert user.endswith(f"Question: How do I feed a starter?\n{ANSWER_RULE}")
+    assert user.endswith(f"Question: How do I feed a starter?\n{answer_rule('English')}")
     # The request fits the stated window, counted the way the plan counts it.
     llm = create_language_model(settings)
     assert llm.count_messages(messages) + request["max_tokens"] <= done.plan["window"] == 2048
@@ -125,7 +125,7 @@ async def test_history_larger_than_the_window_is_trimmed_and_still_answers(
     assert done.plan["history_trimmed"] > 0
     sent = sent_messages(server.requests[-1])
     assert llm.count_messages(sent) + settings.llm_answer_tokens <= 1024
-    assert sent[-1].content.endswith(f"Question: Anything else?\n{ANSWER_RULE}")
+    assert sent[-1].content.endswith(f"Question: Anything else?\n{answer_rule('English')}")
 
 
 async def test_bad_requests_fail_before_any_call(

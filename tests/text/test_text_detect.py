@@ -127,3 +127,17 @@ def test_a_tampered_detector_is_refused(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setitem(detect_module.CLD2_SHA256, extension.name, "0" * 64)
     with pytest.raises(ModelError, match="sha256"):
         LanguageDetector().detect("Photosynthesis converts sunlight, carbon dioxide, water")
+
+
+def test_a_language_is_named_in_english_and_an_unknown_code_gets_no_name() -> None:
+    detector = LanguageDetector()
+    named = {code: detector.name(code) for code in ("es", "fr", "zh", "hi", "en")}
+    assert named == {
+        "es": "Spanish",
+        "fr": "French",
+        "zh": "Chinese",
+        "hi": "Hindi",
+        "en": "English",
+    }
+    # CLD2's table also lists scripts and "unknown": none of them is a language to write in.
+    assert [detector.name(code) for code in ("", "un", "xx", "zz")] == ["", "", "", ""]

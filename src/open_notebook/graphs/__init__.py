@@ -11,7 +11,7 @@ from open_notebook.graphs._common import (
 )
 from open_notebook.graphs._context import ContextBuild, FittedContext, fit_context
 from open_notebook.graphs._notices import NOT_COVERED, WARNING, coverage_notice
-from open_notebook.graphs._prompt import ANSWER_RULE, SYSTEM_PROMPT, frame, user_turn
+from open_notebook.graphs._prompt import ANSWER_RULE, SYSTEM_PROMPT, answer_rule, frame, user_turn
 from open_notebook.graphs._sessions import ChatSessions, SessionKind, StoredMessage, Turn
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "SessionKind",
     "StoredMessage",
     "Turn",
+    "answer_rule",
     "build_chat_graph",
     "coverage_notice",
     "existing_ids",

@@ -86,6 +86,7 @@ class ChatState:
     max_context_tokens: int | None = None
     turns: list[Turn] = field(default_factory=list)
     kept: int = 0  # newest turns kept in the request
+    language: str = ""  # the question's language by name ("Spanish"), "" when not known
     plan: TokenPlan | None = None
     context: FittedContext | None = None
     seen: tuple[NumberedPassage, ...] = ()  # every passage the model sees in this request
@@ -143,11 +144,19 @@ async def load_session(state: ChatState, *, config: RunnableConfig) -> dict[str,
 
 
 async def plan_tokens(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
-    """Split the window before any call; trim history oldest-first when it does not fit."""
+    """Name the question's language; split the window before any call; trim history
+    oldest-first when it does not fit."""
     deps = deps_of(config)
+    language = deps.languages.name(deps.languages.detect(state.question))
 
     def framed(history: Sequence[ChatMessage], context: str) -> list[ChatMessage]:
-        return frame(state.question, history, context, question_first=deps.question_first)
+        return frame(
+            state.question,
+            history,
+            context,
+            question_first=deps.question_first,
+            language=language,
+        )
 
     plan, kept = await asyncio.to_thread(
         lambda: plan_budget(
@@ -158,7 +167,7 @@ async def plan_tokens(state: ChatState, *, config: RunnableConfig) -> dict[str, 
             max_context_tokens=state.max_context_tokens,
         )
     )
-    return {"plan": plan, "kept": kept}
+    return {"plan": plan, "kept": kept, "language": language}
 
 
 async def build_context(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
@@ -174,7 +183,13 @@ async def build_context(state: ChatState, *, config: RunnableConfig) -> dict[str
 
     def request_tokens(context: str) -> int:
         return deps.llm.count_messages(
-            frame(state.question, history, context, question_first=deps.question_first)
+            frame(
+                state.question,
+                history,
+                context,
+                question_first=deps.question_first,
+                language=state.language,
+            )
         )
 
     fitted = await fit_context(
@@ -214,7 +229,11 @@ async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any
     deps = deps_of(config)
     context = state.context or empty_context()
     messages = frame(
-        state.question, state.history, context.rendered, question_first=deps.question_first
+        state.question,
+        state.history,
+        context.rendered,
+        question_first=deps.question_first,
+        language=state.language,
     )
     used = await asyncio.to_thread(check_request_fits, deps.llm, messages, deps.answer_tokens)
     write = get_stream_writer()

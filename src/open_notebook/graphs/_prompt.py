@@ -21,13 +21,20 @@ SYSTEM_PROMPT: Final = (
 NO_CONTEXT: Final = "(no passages)"
 # Said again after the question, where a small model reads it last: the rules above sit before
 # hundreds of tokens of passages. Short and in the question's language: a factoid question gets
-# the fact, not the paragraph around it.
+# the fact, not the paragraph around it. The language is named when it is known: "the language
+# the question is written in" leaves a small model reading English passages writing English.
 ANSWER_RULE: Final = (
-    "Answer with one short sentence written in the language the question is written in, "
-    "whatever the language of the passages (two sentences if it asks two things), using only "
-    "the passages above. Write the sentence first, then the number of its passage in square "
-    "brackets at its end."
+    "Answer with one short sentence written in {language}, whatever the language of the "
+    "passages (two sentences if it asks two things), using only the passages above. Write the "
+    "sentence first, then the number of its passage in square brackets at its end."
 )
+QUESTION_LANGUAGE: Final = "the language the question is written in"
+
+
+def answer_rule(language: str = "") -> str:
+    """The rule said after the question; ``language``: the question's, by name (``""``: not
+    known)."""
+    return ANSWER_RULE.format(language=language or QUESTION_LANGUAGE)
 
 
 def user_turn(question: str, context: str) -> str:
@@ -36,12 +43,18 @@ def user_turn(question: str, context: str) -> str:
 
 
 def frame(
-    question: str, history: Sequence[ChatMessage], context: str, *, question_first: bool = False
+    question: str,
+    history: Sequence[ChatMessage],
+    context: str,
+    *,
+    question_first: bool = False,
+    language: str = "",
 ) -> list[ChatMessage]:
     """The messages sent to the model, in order. ``question_first``: the question is also said
     before the context, so the passages are read knowing what they are read for (a decoder
-    reads left to right)."""
-    turn = f"{user_turn(question, context)}\n{ANSWER_RULE}"
+    reads left to right). ``language``: the name of the question's language, which the answer
+    is asked to be written in."""
+    turn = f"{user_turn(question, context)}\n{answer_rule(language)}"
     if question_first:
         turn = f"Question: {question}\n\n{turn}"
     return [ChatMessage(Role.SYSTEM, SYSTEM_PROMPT), *history, ChatMessage(Role.USER, turn)]

@@ -87,10 +87,26 @@ def load_cld2() -> Detect:
 class LanguageDetector:
     """Detects languages; CLD2 is verified and loaded on the first text that needs it."""
 
-    __slots__ = ("_cld2",)
+    __slots__ = ("_cld2", "_names")
 
     def __init__(self) -> None:
         self._cld2: Detect | None = None
+        self._names: dict[str, str] | None = None
+
+    def name(self, code: str) -> str:
+        """The English name of the language ``code`` names (``"es"`` -> ``"Spanish"``), from
+        CLD2's own table; ``""`` for a code it does not know."""
+        if self._names is None:
+            if self._cld2 is None:
+                self._cld2 = load_cld2()
+            table = importlib.import_module("pycld2").LANGUAGES
+            self._names = {}
+            for name, one in table:
+                # CLD2 also lists scripts and unknowns ("X_Arabic", "un"): not languages.
+                key = normalized(str(one))
+                if len(key) == 2 and str(name).isalpha():
+                    self._names.setdefault(key, str(name).capitalize())
+        return self._names.get(normalized(code), UNKNOWN) if code else UNKNOWN
 
     def detect(self, text: str, *, prior: str = UNKNOWN) -> str:
         """The ISO 639-1 code of ``text``'s language; ``prior`` when nothing tells."""
