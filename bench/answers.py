@@ -53,8 +53,8 @@ import random
 import statistics
 import tempfile
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench._answer_metrics import (
@@ -73,10 +73,12 @@ from open_notebook.embeddings import Embedder, create_embedder
 from open_notebook.eval import Dataset, load_dataset
 from open_notebook.ingest import Extracted, Ingestor, SourceFormat
 from open_notebook.llm import (
+    ChatMessage,
     CitationIndex,
     LanguageModel,
     LocalModel,
     NumberedPassage,
+    Quote,
     SupportScorer,
     SupportStatus,
     attribute,
@@ -92,6 +94,13 @@ DATA_ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"
 DATA = DATA_ROOT / "squad-long"
 NAME = "answers"
 SEED = 7
+# Sets whose questions are in another language than their documents, and the set holding the
+# same questions' answers in the questions' language: an answer written in the asker's language
+# ("Francia") is as right as the document's span ("France").
+ASKERS_ANSWERS = {
+    "squad-es-on-en": "squad-es",
+    "squad-es-on-en-paragraphs": "squad-es-paragraphs",
+}
 
 
 def _flat(text: str) -> str:
@@ -106,6 +115,12 @@ class Corpus:
     article_of: dict[str, str]  # source id -> document id
     source_of: dict[str, str]  # document id -> source id
     doc_of: dict[str, str]  # query id -> document id
+    askers_answers: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def golds(self, query_id: str) -> tuple[str, ...]:
+        """The question's answers: the documents' spans, and in the asker's language."""
+        own = self.dataset.answers.get(query_id, ())
+        return (*own, *self.askers_answers.get(query_id, ()))
 
 
 async def ingest(store: Store, embedder: Embedder, settings: Settings, data: Path) -> Corpus:
@@ -129,7 +144,9 @@ async def ingest(store: Store, embedder: Embedder, settings: Settings, data: Pat
         for query, judged in dataset.qrels.items()
     }
     source_of = {doc: source for source, doc in article_of.items()}
-    return Corpus(dataset, notebook_id, text_of, article_of, source_of, doc_of)
+    twin = ASKERS_ANSWERS.get(data.name)
+    askers = dict(load_dataset(data.parent / twin).answers) if twin else {}
+    return Corpus(dataset, notebook_id, text_of, article_of, source_of, doc_of, askers)
 
 
 def evidence_spans(corpus: Corpus, query_id: str) -> list[tuple[str, int, int]]:
@@ -168,18 +185,21 @@ class Variant:
     """A way of asking, measured beside the others on the same questions: ``base`` is the
     product's (its passage order, the bench's ``--budget``); a name of ``+``-joined parts
     changes one thing each: a passage order (``best-last``), a context budget (``400``), the
-    question said before the context too (``q-first``)."""
+    question said before the context too (``q-first``), the model left free to stop without a
+    mark (``no-cite``: the passage numbers are not passed on, so no grammar holds it)."""
 
     name: str
     order: PassageOrder | None = None
     budget: int | None = None
     question_first: bool = False
+    cite: bool = True
 
     @classmethod
     def parse(cls, name: str) -> Variant:
         order: PassageOrder | None = None
         budget: int | None = None
         question_first = False
+        cite = True
         for part in name.split("+"):
             if part == "base":
                 continue
@@ -187,9 +207,14 @@ class Variant:
                 budget = int(part)
             elif part == "q-first":
                 question_first = True
+            elif part == "no-cite":
+                cite = False
             else:
                 order = PassageOrder(part)
-        return cls(name, order, budget, question_first)
+        return cls(name, order, budget, question_first, cite)
+
+    def model(self, llm: LocalModel) -> LanguageModel:
+        return llm if self.cite else Uncited(llm)
 
     def settings(self, settings: Settings) -> Settings:
         update: dict[str, object] = {}
@@ -198,6 +223,43 @@ class Variant:
         if self.question_first:
             update["llm_question_first"] = True
         return settings.model_copy(update=update) if update else settings
+
+
+class Uncited:
+    """A local model asked without the passage numbers its marks may cite: no grammar holds
+    it to marking its answer (the prompt alone asks it to)."""
+
+    def __init__(self, llm: LocalModel) -> None:
+        self._llm = llm
+        self.model_id = llm.model_id
+        self.context_window = llm.context_window
+        self.context_budget = llm.context_budget
+
+    def warm_up(self) -> None:
+        self._llm.warm_up()
+
+    def count_tokens(self, text: str) -> int:
+        return self._llm.count_tokens(text)
+
+    def count_messages(self, messages: Sequence[ChatMessage]) -> int:
+        return self._llm.count_messages(messages)
+
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int,
+        stop: Sequence[str] = (),
+        quote: Sequence[Quote] = (),
+        cite: Sequence[int] = (),
+    ) -> AsyncIterator[str]:
+        del cite
+        return self._llm.stream(messages, max_tokens=max_tokens, stop=stop, quote=quote)
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], *, max_tokens: int, stop: Sequence[str] = ()
+    ) -> str:
+        return await self._llm.complete(messages, max_tokens=max_tokens, stop=stop)
 
 
 def spread(ids: Sequence[str], count: int, offset: int = 0) -> list[str]:
@@ -405,12 +467,12 @@ async def compare(
     tallies = {name: ModelTally() for name, _, _ in runs}
     for number, query_id in enumerate(query_ids, start=1):
         question = corpus.dataset.queries[query_id]
-        golds = corpus.dataset.answers.get(query_id, ())
+        golds = corpus.golds(query_id)
         for name, llm, variant in runs:
             done, first, total = await ask_once(
                 store,
                 embedder,
-                llm,
+                variant.model(llm),
                 variant.settings(settings),
                 corpus.notebook_id,
                 question,
@@ -432,6 +494,7 @@ async def compare(
                     # llama.cpp's token counts and timings of the answer (prompt and completion).
                     usage=dict(llm.last_usage),
                     timings=dict(llm.last_timings),
+                    tokens=list(llm.last_tokens),
                 )
             )
             if out is not None:

@@ -46,6 +46,7 @@ class NeverAsked:
         max_tokens: int,
         stop: Sequence[str] = (),
         quote: Sequence[Quote] = (),
+        cite: Sequence[int] = (),
     ) -> AsyncIterator[str]:
         raise AssertionError("a question the notebook does not cover reached the model")
         yield ""  # pragma: no cover - makes this an async generator

@@ -71,7 +71,7 @@ class ChatDeps:
     low_coverage: LowCoverage = LowCoverage.REFUSE
     passage_order: PassageOrder = PassageOrder.READING
     question_first: bool = False
-    # Reads the question's language for the not-covered notice.
+    # Reads the question's language: the answer is asked for in it, and notices are said in it.
     languages: LanguageDetector = field(default_factory=LanguageDetector)
 
 
@@ -242,7 +242,12 @@ async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any
     # be held to quoting answers with one of them and its mark (the attribution still judges
     # it).
     quotes = await asyncio.to_thread(quote_choices, state.question, state.seen, deps.scorer)
-    stream = deps.llm.stream(messages, max_tokens=deps.answer_tokens, quote=quotes)
+    stream = deps.llm.stream(
+        messages,
+        max_tokens=deps.answer_tokens,
+        quote=quotes,
+        cite=[one.number for one in state.seen],
+    )
     literal = LiteralStream()
     async for delta in stream:
         shown = literal.feed(delta)

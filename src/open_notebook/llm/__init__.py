@@ -28,11 +28,12 @@ from open_notebook.llm._citations import (
     parse_marks,
     unresolved,
 )
+from open_notebook.llm._cite_grammar import cite_grammar
 from open_notebook.llm._coverage import NEAREST, Coverage, CoverageCheck, check_coverage
 from open_notebook.llm._esperanto import EsperantoModel
 from open_notebook.llm._factory import create_language_model
 from open_notebook.llm._gguf import GgufHeader, read_gguf_header
-from open_notebook.llm._local import LocalModel, chatml_prompt, gemma_prompt
+from open_notebook.llm._local import LocalModel
 from open_notebook.llm._marks import marked_sentences, reading_marks
 from open_notebook.llm._models import (
     MODELS,
@@ -51,6 +52,7 @@ from open_notebook.llm._quotes import (
     quote_grammar,
 )
 from open_notebook.llm._support import SUPPORT_BAR, SupportMatrix, SupportScorer, numbers_in
+from open_notebook.llm._templates import chatml_prompt, gemma_prompt
 from open_notebook.llm._types import ChatMessage, LanguageModel, Role, collect
 
 __all__ = [
@@ -89,6 +91,7 @@ __all__ = [
     "attribute",
     "chatml_prompt",
     "check_citations",
+    "cite_grammar",
     "check_coverage",
     "check_request_fits",
     "collect",

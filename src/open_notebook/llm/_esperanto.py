@@ -56,10 +56,11 @@ class EsperantoModel:
         max_tokens: int,
         stop: Sequence[str] = (),
         quote: Sequence[Quote] = (),
+        cite: Sequence[int] = (),
     ) -> AsyncIterator[str]:
         # Esperanto has no portable stop parameter or grammar: the prompt asks for a short,
         # cited answer.
-        del stop, quote
+        del stop, quote, cite
         payload = [{"role": m.role.value, "content": m.content} for m in messages]
         # Per-request kwargs take priority over the model's config (Esperanto's documented rule).
         chunks = self._delegate.achat_complete(payload, stream=True, max_tokens=max_tokens)

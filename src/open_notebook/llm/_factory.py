@@ -71,7 +71,11 @@ def _local(settings: Settings, name: str | None) -> LanguageModel:
     # A new model per call, loaded on first use: the caller (the app's services, a CLI
     # command) holds it for as long as it answers.
     return LocalModel(
-        spec, settings.data_dir / "models", context_window=window, threads=settings.llm_threads
+        spec,
+        settings.data_dir / "models",
+        context_window=window,
+        threads=settings.llm_threads,
+        state_dir=settings.data_dir / "models" / "prompt-state",
     )
 
 

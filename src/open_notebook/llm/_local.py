@@ -20,9 +20,12 @@ from typing import Any, Final
 import httpx
 
 from open_notebook.errors import ModelError
+from open_notebook.llm._cite_grammar import cite_grammar
+from open_notebook.llm._kv_state import PromptState
 from open_notebook.llm._models import LocalModelSpec, Template, ensure_model_file
 from open_notebook.llm._quotes import Quote, quote_grammar
-from open_notebook.llm._types import ChatMessage, Role, collect
+from open_notebook.llm._templates import CHATML_STOPS, GEMMA_STOPS, render_prompt
+from open_notebook.llm._types import ChatMessage, collect
 
 log = logging.getLogger(__name__)
 
@@ -34,33 +37,7 @@ DEFAULT_LOCAL_WINDOW: Final = 8_192
 # one run on the idle 2-core machine, the 0.5B read 109 tokens/s on 2 against 64 on 1, and
 # with a core kept busy 62 against 60, decoding on 1 thread either way (23.5-23.7 tokens/s).
 DEFAULT_THREADS: Final = 1
-# It is a small model that keeps writing turns of its own, echoes context blocks or invents the
-# next question after its answer: stop at turn markers, context labels and a new "Question:".
-GEMMA_STOPS: Final = ("<end_of_turn>", "<start_of_turn>", "<eos>", "\n### [", "\nQuestion:")
-# Measured on this model: without a started reply it mostly echoes the prompt back; after
-# "Answer:" it answers. The prefix is part of the prompt (and its count), never of the answer.
-ANSWER_PREFIX: Final = "Answer:"
-# ChatML (Qwen): the turn ends with <|im_end|>; the rest guard against a model writing on.
-CHATML_STOPS: Final = ("<|im_end|>", "<|endoftext|>", "<|im_start|>", "\nQuestion:")
 _DONE: Final = object()
-
-
-def gemma_prompt(messages: Sequence[ChatMessage], answer_prefix: str = "") -> str:
-    """Render messages in Gemma's chat template (system text joins the first user turn)."""
-    system = "\n\n".join(m.content for m in messages if m.role is Role.SYSTEM)
-    turns: list[str] = []
-    pending_system = system
-    for message in messages:
-        if message.role is Role.SYSTEM:
-            continue
-        role = "model" if message.role is Role.ASSISTANT else "user"
-        content = message.content
-        if role == "user" and pending_system:
-            content, pending_system = f"{pending_system}\n\n{content}", ""
-        turns.append(f"<start_of_turn>{role}\n{content}<end_of_turn>\n")
-    if pending_system:
-        turns.append(f"<start_of_turn>user\n{pending_system}<end_of_turn>\n")
-    return "".join(turns) + "<start_of_turn>model\n" + answer_prefix
 
 
 def _usable_cores() -> int:
@@ -68,19 +45,6 @@ def _usable_cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
-
-
-def chatml_prompt(messages: Sequence[ChatMessage]) -> str:
-    """Render messages in ChatML (Qwen's template: system, user and assistant turns)."""
-    turns = [f"<|im_start|>{m.role.value}\n{m.content}<|im_end|>\n" for m in messages]
-    return "".join(turns) + "<|im_start|>assistant\n"
-
-
-def render_prompt(spec: LocalModelSpec, messages: Sequence[ChatMessage]) -> str:
-    """The request as the model reads it, in its own chat template."""
-    if spec.template is Template.GEMMA:
-        return gemma_prompt(messages, ANSWER_PREFIX)
-    return chatml_prompt(messages)
 
 
 class LocalModel:
@@ -95,6 +59,7 @@ class LocalModel:
         threads: int = DEFAULT_THREADS,
         batch_threads: int | None = None,
         seed: int | None = None,
+        state_dir: Path | None = None,
     ) -> None:
         self.spec = spec
         self.model_id = spec.model_id
@@ -109,12 +74,17 @@ class LocalModel:
         )
         # A fixed sampling seed makes an answer repeatable (benchmarks); None samples afresh.
         self._seed = seed
+        # Where the prompt read last is kept for the next process (None: not kept).
+        self._state_dir = state_dir
+        self._state: PromptState | None = None
         self._server: Any = None
         self._http: httpx.Client | None = None
         self._load_lock = threading.Lock()
         # Counts and speeds of the last finished generation, as llama.cpp reported them.
         self.last_usage: dict[str, int] = {}
         self.last_timings: dict[str, float] = {}
+        # Each token of the last finished generation with its log-probability.
+        self.last_tokens: list[tuple[str, float]] = []
 
     def warm_up(self) -> None:
         """Load the model now (blocking); later calls are free."""
@@ -144,6 +114,17 @@ class LocalModel:
         path = ensure_model_file(self.spec, self._models_dir)
         key = secrets.token_urlsafe(24)
         params = self.server_params(path, key)
+        if self._state_dir is not None:
+            self._state = PromptState(
+                self._state_dir,
+                model_sha256=self.spec.sha256,
+                window=self.context_window,
+                runtime=str(getattr(xllamacpp, "__version__", "")),
+            )
+            self._state_dir.mkdir(parents=True, exist_ok=True)
+            params.endpoint_slots = True
+            # llama.cpp joins this prefix and a file name as strings.
+            params.slot_save_path = f"{self._state_dir}{os.sep}"
         try:
             server = xllamacpp.Server(params)
         except RuntimeError as exc:
@@ -195,9 +176,12 @@ class LocalModel:
         max_tokens: int,
         stop: Sequence[str] = (),
         quote: Sequence[Quote] = (),
+        cite: Sequence[int] = (),
     ) -> AsyncIterator[str]:
         server = await asyncio.to_thread(self._ensure_server)
-        request = self._request(messages, max_tokens, stop, quote)
+        if self._state is not None and self._http is not None:
+            await asyncio.to_thread(self._state.restore, self._http)
+        request = self._request(messages, max_tokens, stop, quote, cite)
         run = _Run(asyncio.get_running_loop(), self)
         task = asyncio.create_task(asyncio.to_thread(run.execute, server, request))
         try:
@@ -208,6 +192,9 @@ class LocalModel:
         finally:
             run.cancelled = True  # tells llama.cpp to stop if the reader went away early
             await task
+        # Reached only when the answer ran to its end.
+        if self._state is not None and self._http is not None:
+            await asyncio.to_thread(self._state.save, self._http)
 
     def _request(
         self,
@@ -215,6 +202,7 @@ class LocalModel:
         max_tokens: int,
         stop: Sequence[str],
         quote: Sequence[Quote],
+        cite: Sequence[int] = (),
     ) -> dict[str, Any]:
         template_stops = GEMMA_STOPS if self.spec.template is Template.GEMMA else CHATML_STOPS
         request: dict[str, Any] = {
@@ -229,7 +217,11 @@ class LocalModel:
         if not self.spec.quoting:
             # A model that writes answers greedily: the same question gets the same answer,
             # and the bench's quality numbers do not depend on a draw.
-            request.update(temperature=0.0, repeat_penalty=1.0)
+            # Each token's log-probability comes back with it: how sure the model was.
+            request.update(temperature=0.0, repeat_penalty=1.0, n_probs=1)
+            marks = cite_grammar(cite)
+            if marks is not None:
+                request["grammar"] = marks
         grammar = quote_grammar(quote) if quote and self.spec.quoting else None
         if grammar is not None:
             # Quoting is choosing: the most likely of the quotes, taken greedily, and no
@@ -253,6 +245,7 @@ class _Run:
         self.model = model
         self.queue: asyncio.Queue[object] = asyncio.Queue()
         self.cancelled = False
+        self.tokens: list[tuple[str, float]] = []
 
     def execute(self, server: Any, request: dict[str, Any]) -> None:
         try:
@@ -277,7 +270,10 @@ class _Run:
         text = choices[0].get("text") or ""
         if text:
             self._put(text)
+        for one in (choices[0].get("logprobs") or {}).get("content") or ():
+            self.tokens.append((str(one.get("token", "")), float(one.get("logprob", 0.0))))
         if choices[0].get("finish_reason") is not None:
+            self.model.last_tokens = list(self.tokens)
             usage = chunk.get("usage") or {}
             self.model.last_usage = {k: int(v) for k, v in usage.items() if isinstance(v, int)}
             timings = chunk.get("timings") or {}

@@ -84,9 +84,10 @@ class OpenAICompatibleModel:
         max_tokens: int,
         stop: Sequence[str] = (),
         quote: Sequence[Quote] = (),
+        cite: Sequence[int] = (),
     ) -> AsyncIterator[str]:
         # The OpenAI API has no grammar: the prompt asks the model to cite.
-        del quote
+        del quote, cite
         payload = self._payload(messages, max_tokens, stop, stream=True)
         async with self._exchange(payload) as response:
             if _is_json(response):  # a server that ignores "stream" sends the whole reply

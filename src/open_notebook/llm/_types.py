@@ -51,6 +51,7 @@ class LanguageModel(Protocol):
         max_tokens: int,
         stop: Sequence[str] = (),
         quote: Sequence[Quote] = (),
+        cite: Sequence[int] = (),
     ) -> AsyncIterator[str]:
         """Yield the answer as it is generated, one text delta at a time.
 
@@ -58,6 +59,9 @@ class LanguageModel(Protocol):
         model that can constrain its output (the local llama.cpp model) then answers by quoting
         one of them followed by its passage's mark (:mod:`open_notebook.llm._quotes`); a
         remote model is asked to cite by the prompt alone and ignores it.
+        ``cite``: the numbers of the passages the request shows. A model that writes its answer
+        and can constrain its output ends each part of it with a mark citing one of them
+        (:mod:`open_notebook.llm._cite_grammar`); others are asked by the prompt alone.
         """
         ...
 
