@@ -137,3 +137,20 @@ def test_highlights_mark_whole_words_in_the_questions_language() -> None:
     assert hindi == ("हिन्दी भारत की <b>राजभाषा</b> है।",)
     spanish = snippets("Los ríos corrieron hacia el mar.", term_pattern("¿Qué río corre?", "es"))
     assert spanish == ("Los <b>ríos</b> <b>corrieron</b> hacia el mar.",)
+
+
+def test_snippets_cut_between_words_and_stay_in_the_match_s_section() -> None:
+    before = "Flour and water rest together before the dough is shaped by hand. " * 3
+    text = (
+        f"## Proofing\n\n{before}Proof the shaped dough in a covered container overnight, "
+        "then bake it in the morning.\n\n## My kitchen\n\nThe kitchen is cold in winter."
+    )
+    [found] = snippets(text, term_pattern("container"))
+    words = set(text.split())
+    assert found.startswith("…") and found.endswith("…"), found
+    assert set(found.strip("…").replace("<b>", "").replace("</b>", "").split()) <= words, found
+    assert "<b>container</b>" in found
+    assert "My kitchen" not in found and "Proofing" not in found
+    # A match in a heading keeps its heading; the next section's heading never joins it.
+    [titled] = snippets(text, term_pattern("kitchen"))
+    assert "## My <b>kitchen</b>" in titled and "Proof" not in titled
