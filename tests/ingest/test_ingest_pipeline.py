@@ -122,6 +122,8 @@ async def test_rebuild_swaps_every_chunk_to_the_new_model(
     assert await store.chunks.embedding_models() == {"fake-hashed-words-64": before}
     await check_embedding_model(store, rebuilt.embedder)
     assert seen[-1].done == seen[-1].total == 4 and seen[-1].phase == "rebuild"
+    # A small library moves one parent at a time: a progress bar shows it advance.
+    assert [one.done for one in seen] == [0, 1, 2, 3, 4]
 
 
 async def test_a_failed_rebuild_leaves_old_chunks_searchable(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable
 from typing import Final
 
@@ -15,6 +16,9 @@ from open_notebook.ingest._types import IngestProgress
 from open_notebook.store import ParentChunks, Store
 
 _PARENTS_PER_SWAP: Final = 32
+# A small library is swapped in about this many steps, so its progress moves as it goes rather
+# than jumping from nothing to done in one swap.
+_PROGRESS_STEPS: Final = 20
 _SOURCE_PAGE: Final = 1000
 
 
@@ -52,11 +56,12 @@ async def rebuild_embeddings(
     progress: Callable[[IngestProgress], None] | None,
 ) -> int:
     parents = await _all_parents(store)
+    per_swap = max(1, min(_PARENTS_PER_SWAP, math.ceil(len(parents) / _PROGRESS_STEPS)))
     written = 0
-    for start in range(0, len(parents), _PARENTS_PER_SWAP):
+    for start in range(0, len(parents), per_swap):
         if progress is not None:
             progress(IngestProgress("rebuild", start, len(parents)))
-        batch = parents[start : start + _PARENTS_PER_SWAP]
+        batch = parents[start : start + per_swap]
         chunks = await store.chunks.for_parents(batch)
         rechunked = await asyncio.to_thread(_reembed, chunker, chunks)
         # One transaction per batch: old chunks stay until the new ones are written.
