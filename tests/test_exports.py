@@ -199,6 +199,7 @@ EXPORTS: dict[str, list[str]] = {
         "extract_bytes",
         "extract_file",
         "fetch_url",
+        "folder_indexes",
     ],
     "open_notebook.llm": [
         "MIN_CONTEXT_TOKENS",

@@ -40,6 +40,31 @@ def test_add_folder_recursively_and_files(cli: Invoke, notebook_id: str, tmp_pat
     assert len(shown["sources"]) == 2
 
 
+def test_a_folder_s_readme_that_lists_its_files_is_skipped_and_said(
+    cli: Invoke, notebook_id: str, tmp_path: Path
+) -> None:
+    corpus = Path(__file__).resolve().parents[2] / "src" / "open_notebook" / "demo_corpus"
+    docs = tmp_path / "demo"
+    for path in sorted(corpus.glob("*.md"))[:3] + [corpus / "README.md"]:
+        _write(docs, path.name, path.read_text(encoding="utf-8"))
+    # A README of prose in a folder of its own is content: it is added.
+    _write(docs / "notes", "README.md", "# Notes\n\nFeed the starter twice a day in summer.")
+    _write(docs / "notes", "rye.md", "# Rye\n\nRye flour forms little gluten.")
+    result = cli("--json", "add", str(docs), "-n", notebook_id)
+    assert result.exit_code == 0, result.output
+    report = json_of(result)
+    assert [one["item"] for one in report["skipped"]] == [str(docs / "README.md")]
+    titles = {source["title"] for source in report["sources"]}
+    assert len(titles) == 5 and "Notes" in titles
+    assert not any("Demo corpus" in title for title in titles)
+    shown = cli("add", str(docs), "-n", notebook_id)
+    said = " ".join(shown.stdout.split())  # Rich wraps long lines
+    assert f"skipped {docs / 'README.md'}: it lists the folder's files" in said
+    # Named on its own, the same README is added.
+    named = json_of(cli("--json", "add", str(docs / "README.md"), "-n", notebook_id))
+    assert named["skipped"] == [] and named["sources"][0]["created"] is True
+
+
 def test_add_reports_each_bad_item_and_exits_2(
     cli: Invoke, notebook_id: str, tmp_path: Path
 ) -> None:

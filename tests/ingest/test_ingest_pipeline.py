@@ -16,6 +16,7 @@ from open_notebook.ingest import (
     Ingestor,
     IngestProgress,
     check_embedding_model,
+    folder_indexes,
 )
 from open_notebook.store import Store
 
@@ -158,6 +159,25 @@ async def test_add_paths_adds_folders_and_reports_failures_at_the_end(
     assert "empty" in str(error) and "1 of 3 items" in str(error)
     assert [(one.done, one.total) for one in seen] == [(0, 3), (1, 3), (2, 3), (3, 3)]
     assert len((await store.notebooks.source_ids([notebook.id]))[notebook.id]) == 2
+
+
+async def test_add_paths_leaves_out_a_readme_that_indexes_its_folder(
+    ingestor: Ingestor, store: Store, tmp_path: Path
+) -> None:
+    notebook = await store.notebooks.create("Indexed")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "rye.md").write_text("# Rye\n\nRye forms little gluten.", encoding="utf-8")
+    (docs / "spelt.md").write_text("# Spelt\n\nSpelt is an old wheat.", encoding="utf-8")
+    (docs / "oats.md").write_text("# Oats\n\nOats hold water.", encoding="utf-8")
+    index = "| file | topic |\n|---|---|\n| rye.md | rye |\n| spelt.md | spelt |\n"
+    (docs / "README.md").write_text(f"# Flours\n\n{index}", encoding="utf-8")
+    assert folder_indexes([docs, "https://example.org/a"]) == [docs / "README.md"]
+    results = await ingestor.add_paths(notebook.id, [docs])
+    assert sorted(one.source.title for one in results) == ["Oats", "Rye", "Spelt"]
+    # One file named in a README of three is prose that mentions it: added.
+    (docs / "README.md").write_text("# Flours\n\nStart with rye.md, then bake.", encoding="utf-8")
+    assert folder_indexes([docs]) == []
 
 
 async def test_add_paths_with_a_missing_notebook_fails_before_any_work(

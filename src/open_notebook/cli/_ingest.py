@@ -16,16 +16,27 @@ from open_notebook.cli._options import JsonFlag, NotebookOpt
 from open_notebook.cli._runtime import CliState, ExitCode, Session, execute, wants_json
 from open_notebook.cli._services import ingestor_for
 from open_notebook.domain import Source
-from open_notebook.ingest import BatchIngestError, IngestFailure, IngestProgress, IngestResult
+from open_notebook.ingest import (
+    BatchIngestError,
+    IngestFailure,
+    IngestProgress,
+    IngestResult,
+    folder_indexes,
+)
+
+# Why a folder's README was not added (ingest/_folders.py decides which ones).
+INDEX_SKIPPED = "it lists the folder's files (an index, not content); name it to add it"
 
 
 @dataclass(frozen=True, slots=True)
 class IngestReport:
-    """What an ``add`` run did: the sources added or re-linked, and the items that failed."""
+    """What an ``add`` run did: the sources added or re-linked, the items that failed, and the
+    READMEs left out as their folder's index."""
 
     notebook_id: str
     results: tuple[IngestResult, ...]
     failures: tuple[IngestFailure, ...]
+    skipped: tuple[str, ...] = ()
 
     @property
     def sources(self) -> list[Source]:
@@ -49,6 +60,7 @@ class IngestReport:
                 for result in self.results
             ],
             "failures": [{"item": one.item, "error": one.error} for one in self.failures],
+            "skipped": [{"item": one, "reason": INDEX_SKIPPED} for one in self.skipped],
         }
 
 
@@ -104,13 +116,14 @@ def _short(item: str, width: int = 40) -> str:
 async def ingest_paths(session: Session, notebook_id: str, items: list[str]) -> IngestReport:
     """Add files, folders and URLs to a notebook; failures are collected, not raised."""
     ingestor = ingestor_for(session)
+    skipped = tuple(map(str, await asyncio.to_thread(folder_indexes, items)))
     with progress_bar(session.state, "loading the embedding model") as update:
         await asyncio.to_thread(session.embedder().warm_up)
         try:
             results = await ingestor.add_paths(notebook_id, items, progress=update)
         except BatchIngestError as exc:
-            return IngestReport(notebook_id, tuple(exc.results), tuple(exc.failures))
-    return IngestReport(notebook_id, tuple(results), ())
+            return IngestReport(notebook_id, tuple(exc.results), tuple(exc.failures), skipped)
+    return IngestReport(notebook_id, tuple(results), (), skipped)
 
 
 def register(app: typer.Typer) -> None:
@@ -121,7 +134,13 @@ def register(app: typer.Typer) -> None:
 
 def add(
     ctx: typer.Context,
-    items: Annotated[list[str], typer.Argument(help="Files, folders (recursively) and URLs.")],
+    items: Annotated[
+        list[str],
+        typer.Argument(
+            help="Files, folders (recursively; a README that lists the folder's files is "
+            "skipped) and URLs."
+        ),
+    ],
     notebook: NotebookOpt,
     json_flag: JsonFlag = False,
 ) -> None:
@@ -142,6 +161,8 @@ def add(
                 f"({result.chunk_count} chunks{ocr})",
                 highlight=False,
             )
+        for item in report.skipped:
+            state.out.print(f"skipped {item}: {INDEX_SKIPPED}", highlight=False, markup=False)
         for failure in report.failures:
             state.err.print(f"[red]failed[/] {failure.item}: {failure.error}", highlight=False)
 

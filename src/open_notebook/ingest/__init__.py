@@ -14,6 +14,7 @@ from open_notebook.ingest._extract import (
     extract_file,
 )
 from open_notebook.ingest._fetch import check_url, fetch_url
+from open_notebook.ingest._folders import folder_indexes
 from open_notebook.ingest._insights import CompletionModel
 from open_notebook.ingest._pipeline import Ingestor
 from open_notebook.ingest._rebuild import check_embedding_model
@@ -47,4 +48,5 @@ __all__ = [
     "extract_bytes",
     "extract_file",
     "fetch_url",
+    "folder_indexes",
 ]

@@ -12,7 +12,8 @@ from typing import Protocol
 from open_notebook.config import Settings
 from open_notebook.errors import ExtractionError, InvalidInputError
 from open_notebook.ingest._commit import ItemError
-from open_notebook.ingest._extract import SUPPORTED_SUFFIXES, extract_file
+from open_notebook.ingest._extract import extract_file
+from open_notebook.ingest._folders import folder_files
 from open_notebook.ingest._types import (
     Extracted,
     ExtractOptions,
@@ -65,7 +66,8 @@ def is_url(item: Path | str) -> bool:
 
 
 def expand(items: Sequence[Path | str]) -> tuple[list[Path | str], list[IngestFailure]]:
-    """URLs as they are; folders become their supported files (recursively, hidden ones skipped)."""
+    """URLs as they are; folders become their supported files (recursively, hidden ones and
+    an index README skipped: :mod:`open_notebook.ingest._folders`)."""
     if isinstance(items, str | Path):
         raise InvalidInputError("expected a list of paths or URLs, got a single one", field="paths")
     expanded: list[Path | str] = []
@@ -78,13 +80,7 @@ def expand(items: Sequence[Path | str]) -> tuple[list[Path | str], list[IngestFa
         if not path.is_dir():
             expanded.append(path)
             continue
-        found = [
-            one
-            for one in sorted(path.rglob("*"))
-            if one.is_file()
-            and one.suffix.lower() in SUPPORTED_SUFFIXES
-            and not any(part.startswith(".") for part in one.relative_to(path).parts)
-        ]
+        found = folder_files(path).files
         if not found:
             failures.append(IngestFailure(str(path), "the folder has no supported files"))
         expanded.extend(found)
