@@ -157,6 +157,7 @@ EXPORTS: dict[str, list[str]] = {
     ],
     "open_notebook.graphs": [
         "ANSWER_RULE",
+        "NEAREST_HEADING",
         "NOT_COVERED",
         "SYSTEM_PROMPT",
         "WARNING",
@@ -176,6 +177,7 @@ EXPORTS: dict[str, list[str]] = {
         "existing_ids",
         "fit_context",
         "frame",
+        "nearest_heading",
         "user_turn",
     ],
     "open_notebook.ingest": [

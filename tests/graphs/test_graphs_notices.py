@@ -11,7 +11,13 @@ import pytest
 from open_notebook.chat import DoneEvent, TokenEvent, ask_notebook
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder, create_embedder
-from open_notebook.graphs import NOT_COVERED, WARNING, coverage_notice
+from open_notebook.graphs import (
+    NEAREST_HEADING,
+    NOT_COVERED,
+    WARNING,
+    coverage_notice,
+    nearest_heading,
+)
 from open_notebook.ingest import Extracted, Ingestor, SourceFormat
 from open_notebook.llm import ChatMessage, Quote
 from open_notebook.store import Store
@@ -60,8 +66,14 @@ def embedder() -> Embedder:
 
 
 def test_each_language_has_both_notices_and_others_read_english() -> None:
-    assert NOT_COVERED.keys() == WARNING.keys()
+    assert NOT_COVERED.keys() == WARNING.keys() == NEAREST_HEADING.keys()
+    # The page shows the part before " — " as the heading's name, the rest as what it means.
+    assert all(" — " in heading for heading in NEAREST_HEADING.values())
     languages = LanguageDetector()
+    assert (
+        nearest_heading("¿Quién ganó la final del Mundial?", languages=languages)
+        == NEAREST_HEADING["es"]
+    )
     french = coverage_notice(
         "Qui a gagné la finale de la Coupe du monde ?", refused=True, languages=languages
     )
@@ -111,3 +123,4 @@ async def test_a_refused_french_question_is_told_so_in_french(
     assert done is not None and done.refused
     assert done.notice == NOT_COVERED["fr"]
     assert done.answer == NOT_COVERED["fr"] == "".join(tokens)
+    assert done.nearest_heading == NEAREST_HEADING["fr"]

@@ -55,7 +55,8 @@ class DoneEvent:
     numbers of those an earlier turn of the kept history showed, not sent again).
     ``coverage`` is ``low`` when no passage matched the question (``notice`` then says so);
     ``refused``: the model was not asked, the answer is the notice; ``nearest``: the passages
-    closest to an uncovered question, offered as such (never as an answer). Citations carry
+    closest to an uncovered question, offered as such (never as an answer), under
+    ``nearest_heading`` (in the question's language, as the notice). Citations carry
     ``mark``, their number in reading order (1, 2, ...), beside the context's ``number``.
     """
 
@@ -76,6 +77,7 @@ class DoneEvent:
     notice: str | None = None
     refused: bool = False
     nearest: tuple[NumberedPassage, ...] = ()
+    nearest_heading: str | None = None
 
     @property
     def cited_passages(self) -> list[NumberedPassage]:
@@ -96,6 +98,7 @@ class DoneEvent:
             "notice": self.notice,
             "refused": self.refused,
             "nearest": [one.as_dict() for one in self.nearest],
+            "nearest_heading": self.nearest_heading if self.nearest else None,
             "sentences": marked_sentences(self.sentences),
             "citations": [citation.as_dict() for citation in self.citations],
             "passages": _passages(self.passages, self.reused, reading_marks(self.sentences)),

@@ -170,6 +170,7 @@ def _done(final: Mapping[str, Any], llm: LanguageModel) -> DoneEvent:
         notice=notice,
         refused=bool(final.get("refused")),
         nearest=coverage.nearest if coverage is not None and not coverage.covered else (),
+        nearest_heading=final.get("nearest_heading"),
     )
 
 

@@ -10,12 +10,19 @@ from open_notebook.graphs._common import (
     existing_ids,
 )
 from open_notebook.graphs._context import ContextBuild, FittedContext, fit_context
-from open_notebook.graphs._notices import NOT_COVERED, WARNING, coverage_notice
+from open_notebook.graphs._notices import (
+    NEAREST_HEADING,
+    NOT_COVERED,
+    WARNING,
+    coverage_notice,
+    nearest_heading,
+)
 from open_notebook.graphs._prompt import ANSWER_RULE, SYSTEM_PROMPT, answer_rule, frame, user_turn
 from open_notebook.graphs._sessions import ChatSessions, SessionKind, StoredMessage, Turn
 
 __all__ = [
     "ANSWER_RULE",
+    "NEAREST_HEADING",
     "NOT_COVERED",
     "SYSTEM_PROMPT",
     "WARNING",
@@ -35,5 +42,6 @@ __all__ = [
     "existing_ids",
     "fit_context",
     "frame",
+    "nearest_heading",
     "user_turn",
 ]

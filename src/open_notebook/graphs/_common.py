@@ -22,7 +22,7 @@ from langgraph.graph.state import CompiledStateGraph
 from open_notebook.config import LowCoverage, PassageOrder
 from open_notebook.graphs._context import ContextBuild, FittedContext, empty_context, fit_context
 from open_notebook.graphs._literal import LiteralStream
-from open_notebook.graphs._notices import coverage_notice
+from open_notebook.graphs._notices import coverage_notice, nearest_heading
 from open_notebook.graphs._prompt import frame
 from open_notebook.graphs._sessions import ChatSessions, SessionKind, StoredMessage, Turn
 from open_notebook.llm import (
@@ -92,8 +92,10 @@ class ChatState:
     seen: tuple[NumberedPassage, ...] = ()  # every passage the model sees in this request
     coverage: CoverageCheck | None = None
     refused: bool = False
-    # What the turn says above (or instead of) its answer when the question is not covered.
+    # What the turn says above (or instead of) its answer when the question is not covered,
+    # and over the passages nearest to it, in the question's language.
     notice: str | None = None
+    nearest_heading: str | None = None
     request_tokens: int = 0
     answer: str = ""
     citations: list[Citation] = field(default_factory=list)
@@ -212,14 +214,16 @@ async def check_question_coverage(state: ChatState, *, config: RunnableConfig) -
     check = await asyncio.to_thread(check_coverage, state.question, prompt.visible, deps.scorer)
     refused = check.coverage is Coverage.LOW and deps.low_coverage is LowCoverage.REFUSE
     write = get_stream_writer()
-    notice = None
+    notice = heading = None
     if check.coverage is Coverage.LOW:
         notice = coverage_notice(state.question, refused=refused, languages=deps.languages)
+        heading = nearest_heading(state.question, languages=deps.languages)
     write({"coverage": {**check.as_dict(), "notice": notice}})
+    said = {"coverage": check, "notice": notice, "nearest_heading": heading}
     if refused:
         write({"token": notice})
-        return {"coverage": check, "refused": True, "answer": notice, "notice": notice}
-    return {"coverage": check, "notice": notice}
+        return {**said, "refused": True, "answer": notice}
+    return said
 
 
 async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
@@ -350,6 +354,7 @@ async def persist(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]
         "coverage": state.coverage.as_dict() if state.coverage else None,
         "refused": state.refused,
         "notice": state.notice,
+        "nearest_heading": state.nearest_heading,
         "model_id": deps.llm.model_id,
         "context_tokens": context.model_tokens,
         "manifest": dict(context.manifest),

@@ -2,7 +2,8 @@
 
 The answer is written in the question's language (see ``_prompt.py``); a notice in English under
 a French question reads as a fault of the product, not as the honest "no" it is. Each language
-here has both notices written by hand; a language without them gets the English ones.
+here has both notices, and the heading of the nearest passages offered under them, written by
+hand; a language without them gets the English ones.
 """
 
 from __future__ import annotations
@@ -92,7 +93,55 @@ WARNING: Final = {
 }
 
 
+# Above the passages nearest to an uncovered question: what they are, and that they do not answer.
+NEAREST_HEADING: Final = {
+    "en": (
+        "Nearest in your notebook — not an answer: these passages come closest to the question, "
+        "and none of them answers it."
+    ),
+    "es": (
+        "Lo más cercano en su cuaderno — no es una respuesta: estos pasajes son los que más se "
+        "acercan a la pregunta, y ninguno la responde."
+    ),
+    "fr": (
+        "Au plus près dans votre carnet — ce n'est pas une réponse : ces passages sont les plus "
+        "proches de la question, et aucun n'y répond."
+    ),
+    "de": (
+        "Am nächsten in Ihrem Notizbuch — keine Antwort: Diese Passagen kommen der Frage am "
+        "nächsten, und keine beantwortet sie."
+    ),
+    "it": (
+        "I più vicini nel tuo taccuino — non è una risposta: questi passaggi sono i più vicini "
+        "alla domanda, e nessuno vi risponde."
+    ),
+    "pt": (
+        "O mais próximo no seu caderno — não é uma resposta: estes trechos são os que mais se "
+        "aproximam da pergunta, e nenhum a responde."
+    ),
+    "nl": (
+        "Het dichtst bij in je notitieboek — geen antwoord: deze passages komen het dichtst bij "
+        "de vraag, en geen ervan beantwoordt haar."
+    ),
+    "ru": (
+        "Ближайшее в вашем блокноте — не ответ: эти фрагменты ближе всего к вопросу, но ни один "
+        "из них на него не отвечает."
+    ),
+    "zh": "笔记本中最接近的内容 — 不是答案：这些段落与问题最接近，但没有一段回答了它。",
+    "ja": (
+        "ノートブックで最も近い箇所 — 回答ではありません：これらの箇所が質問に最も近いものの、"
+        "どれも質問に答えていません。"
+    ),
+}
+
+
 def coverage_notice(question: str, *, refused: bool, languages: LanguageDetector) -> str:
     """The notice for a question the notebook does not cover, in the question's language."""
     notices = NOT_COVERED if refused else WARNING
     return notices.get(languages.detect(question), notices["en"])
+
+
+def nearest_heading(question: str, *, languages: LanguageDetector) -> str:
+    """The heading over the passages nearest to an uncovered question, in its language: the
+    part before " — " names them, the rest says they are not an answer."""
+    return NEAREST_HEADING.get(languages.detect(question), NEAREST_HEADING["en"])

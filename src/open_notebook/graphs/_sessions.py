@@ -136,6 +136,7 @@ class ChatSessions:
                     else [],
                     "refused": bool(meta.get("refused")),
                     "notice": meta.get("notice"),
+                    "nearest_heading": meta.get("nearest_heading"),
                     "model_id": str(meta.get("model_id") or ""),
                     "context_tokens": int(meta.get("context_tokens") or 0),
                     "manifest": dict(meta.get("manifest") or {"included": [], "dropped": []}),
