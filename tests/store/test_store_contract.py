@@ -447,6 +447,32 @@ async def test_chat_sessions_keep_their_owner_and_messages_in_order(store: Store
     assert await store.sessions.messages("talk2") == []
 
 
+async def test_a_chat_session_is_renamed_and_deleted_with_its_messages(store: Store) -> None:
+    for key in ("talk1", "talk2"):
+        await store.sessions.create(key, kind="notebook", target="notebook:n1")
+        await store.sessions.append(key, [SessionMessage("user", f"why, {key}?")])
+    [listed, _] = await store.sessions.list_for(kind="notebook", target="notebook:n1", limit=10)
+    assert listed.title == "" and listed.first_question.startswith("why")
+    assert await store.sessions.rename("talk1", "Dense loaves") is True
+    assert await store.sessions.rename("nosuch", "x") is False
+    assert await store.sessions.owner("nosuch") is None  # renaming made nothing
+    renamed = await store.sessions.summary("talk1")
+    assert renamed is not None
+    assert (renamed.title, renamed.first_question, renamed.messages) == (
+        "Dense loaves",
+        "why, talk1?",
+        1,
+    )
+    assert await store.sessions.summary("nosuch") is None
+    assert await store.sessions.delete("talk1") is True
+    assert await store.sessions.delete("talk1") is False
+    assert await store.sessions.owner("talk1") is None
+    assert await store.sessions.messages("talk1") == []
+    left = await store.sessions.list_for(kind="notebook", target="notebook:n1", limit=10)
+    assert [one.key for one in left] == ["talk2"]
+    assert [one.content for one in await store.sessions.messages("talk2")] == ["why, talk2?"]
+
+
 async def test_chunks_keep_their_language(store: Store) -> None:
     notebook = await store.notebooks.create("Languages")
     other = await store.notebooks.create("Elsewhere")

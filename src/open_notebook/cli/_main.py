@@ -27,6 +27,7 @@ from open_notebook.cli import (
     _query,
     _records,
     _serve,
+    _sessions,
 )
 from open_notebook.cli._runtime import CliState, ExitCode
 from open_notebook.config import Settings, load_settings
@@ -43,6 +44,7 @@ app = typer.Typer(
 app.add_typer(_notebooks.app, name="notebook")
 app.add_typer(_records.note_app, name="note")
 app.add_typer(_records.insight_app, name="insight")
+app.add_typer(_sessions.app, name="session")
 for module in (_ingest, _query, _ask, _serve, _mcp_server, _evaluate, _doctor, _demo):
     module.register(app)
 

@@ -189,6 +189,8 @@ def hint_for(error: OpenNotebookError) -> str | None:
             return "list notebooks with `open-notebook notebook list`"
         if table in TABLE_OF_KIND.values():
             return "see a notebook's sources and notes with `open-notebook notebook show ID`"
+        if table == "chat_session":
+            return "list a notebook's conversations with `open-notebook session list -n NOTEBOOK`"
         return None
     if isinstance(error, DatabaseLockedError):
         return (

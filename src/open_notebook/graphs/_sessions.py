@@ -16,6 +16,7 @@ from open_notebook.llm import ChatMessage, NumberedPassage, Role
 from open_notebook.store import SessionMessage, SessionRecords, SessionSummary
 
 _KEY: Final = re.compile(r"^[A-Za-z0-9_\-]{1,128}$")
+MAX_TITLE_CHARS: Final = 200
 # Longer conversations are trimmed by the token plan anyway; this bounds the read.
 MAX_HISTORY_MESSAGES: Final = 200
 
@@ -58,6 +59,20 @@ def session_key(session_id: str) -> str:
             f"session_id must look like 'chat_session:abc', got {session_id!r}", field="session_id"
         )
     return key
+
+
+def session_title(title: object) -> str:
+    """A session's title as given, trimmed: one line of 1 to MAX_TITLE_CHARS characters."""
+    if not isinstance(title, str) or not title.strip():
+        raise InvalidInputError("title must be a non-empty string", field="title")
+    text = " ".join(title.split())
+    if len(text) > MAX_TITLE_CHARS:
+        raise InvalidInputError(
+            f"title is {len(text)} characters; the limit is {MAX_TITLE_CHARS}", field="title"
+        )
+    if any(ord(char) < 32 for char in text):
+        raise InvalidInputError("title contains a control character", field="title")
+    return text
 
 
 class ChatSessions:
@@ -108,6 +123,41 @@ class ChatSessions:
     ) -> list[SessionSummary]:
         """The sessions about ``target``, the most recently updated first."""
         return await self.records.list_for(kind=kind.value, target=target, limit=limit)
+
+    async def summary(self, session_id: str) -> SessionSummary:
+        """One session as a list shows it.
+
+        Raises:
+            NotFoundError: no such session.
+        """
+        key = session_key(session_id)
+        found = await self.records.summary(key)
+        if found is None:
+            raise NotFoundError(f"chat_session:{key}")
+        return found
+
+    async def rename(self, session_id: str, title: object) -> SessionSummary:
+        """Give the session a title of its own (its first question names it until then).
+
+        Raises:
+            InvalidInputError: a bad id, or an empty or too long title.
+            NotFoundError: no such session.
+        """
+        key = session_key(session_id)
+        if not await self.records.rename(key, session_title(title)):
+            raise NotFoundError(f"chat_session:{key}")
+        return await self.summary(key)
+
+    async def delete(self, session_id: str) -> None:
+        """Delete the session and every message of it.
+
+        Raises:
+            InvalidInputError: a bad id.
+            NotFoundError: no such session.
+        """
+        key = session_key(session_id)
+        if not await self.records.delete(key):
+            raise NotFoundError(f"chat_session:{key}")
 
     async def transcript(self, session_id: str) -> list[dict[str, Any]]:
         """Every turn of a session as the page shows it again: the question, the answer with

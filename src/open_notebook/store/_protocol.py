@@ -231,6 +231,18 @@ class SessionRecords(Protocol):
         """The sessions about ``target``, the most recently updated first."""
         ...
 
+    async def summary(self, key: str) -> SessionSummary | None:
+        """One session as a list shows it, or ``None`` when there is no such session."""
+        ...
+
+    async def rename(self, key: str, title: str) -> bool:
+        """Give the session ``title``; ``False`` when there is no such session."""
+        ...
+
+    async def delete(self, key: str) -> bool:
+        """Delete the session with its messages; ``False`` when there is no such session."""
+        ...
+
     async def append(self, key: str, messages: Sequence[SessionMessage]) -> None:
         """Add messages after the session's last one, in one transaction."""
         ...

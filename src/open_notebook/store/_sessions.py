@@ -24,13 +24,14 @@ class SessionMessage:
 @dataclass(frozen=True, slots=True)
 class SessionSummary:
     """A session as a list shows it: its key, when it began and last changed, its first
-    question, and how many messages it holds."""
+    question, how many messages it holds, and the title a person gave it ('' when none)."""
 
     key: str
     created: str
     updated: str
     first_question: str
     messages: int
+    title: str = ""
 
 
 class SessionRepository(Repository):
@@ -58,11 +59,23 @@ class SessionRepository(Repository):
         """The sessions about ``target``, the most recently updated first (three queries: the
         sessions, their first questions, their sizes)."""
         rows = await self.db.query_one(
-            "SELECT id, created, updated FROM chat_session WHERE target = $target AND "
+            "SELECT id, created, updated, title FROM chat_session WHERE target = $target AND "
             "kind = $kind ORDER BY updated DESC LIMIT $limit",
             {"target": target, "kind": kind, "limit": limit},
         )
-        keys = [str(row["id"]).removeprefix("chat_session:") for row in rows or []]
+        return await self._summaries(rows or [])
+
+    async def summary(self, key: str) -> SessionSummary | None:
+        """One session as a list shows it, or ``None`` when there is no such session."""
+        rows = await self.db.query_one(
+            "SELECT id, created, updated, title FROM chat_session WHERE id = $id",
+            {"id": _session(key)},
+        )
+        found = await self._summaries(rows or [])
+        return found[0] if found else None
+
+    async def _summaries(self, rows: list[dict[str, Any]]) -> list[SessionSummary]:
+        keys = [_key(row["id"]) for row in rows]
         if not keys:
             return []
         ids = [_session(key) for key in keys]
@@ -78,18 +91,35 @@ class SessionRepository(Repository):
         )
         first = {_key(row["session"]): str(row["content"]) for row in firsts or []}
         size = {_key(row["session"]): int(row["size"]) for row in sizes or []}
-        summaries: list[SessionSummary] = []
-        for key, row in zip(keys, rows, strict=True):
-            summaries.append(
-                SessionSummary(
-                    key=key,
-                    created=str(row.get("created") or ""),
-                    updated=str(row.get("updated") or ""),
-                    first_question=first.get(key, ""),
-                    messages=size.get(key, 0),
-                )
+        return [
+            SessionSummary(
+                key=key,
+                created=str(row.get("created") or ""),
+                updated=str(row.get("updated") or ""),
+                first_question=first.get(key, ""),
+                messages=size.get(key, 0),
+                title=str(row.get("title") or ""),
             )
-        return summaries
+            for key, row in zip(keys, rows, strict=True)
+        ]
+
+    async def rename(self, key: str, title: str) -> bool:
+        """Give the session ``title``; ``False`` when there is no such session."""
+        rows = await self.db.query_one(
+            "UPDATE type::record('chat_session', $key) SET title = $title RETURN id",
+            {"key": key, "title": title},
+        )
+        return bool(rows)
+
+    async def delete(self, key: str) -> bool:
+        """Delete the session and its messages in one transaction; ``False`` when there is no
+        such session."""
+        if await self.owner(key) is None:
+            return False
+        await self.db.transaction(
+            "DELETE chat_message WHERE session = $s; DELETE $s;", {"s": _session(key)}
+        )
+        return True
 
     async def messages(self, key: str, *, newest: int | None = None) -> list[SessionMessage]:
         """The session's messages, oldest first; only the ``newest`` ones when given."""
