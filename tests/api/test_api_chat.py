@@ -227,7 +227,7 @@ async def test_chat_errors_before_streaming_keep_their_status(
     assert server.requests == []
 
 
-async def test_model_failure_is_502_without_internals(
+async def test_model_failure_is_the_streams_last_event_without_internals(
     chat_client: AsyncClient, notebook: dict[str, Any], server: LoopbackChatServer
 ) -> None:
     await _bread(chat_client, notebook["id"])
@@ -235,8 +235,11 @@ async def test_model_failure_is_502_without_internals(
     response = await chat_client.post(
         "/api/chat", json={"notebook_id": notebook["id"], "question": "Why does sourdough rise?"}
     )
-    assert response.status_code == 502
-    assert response.json()["error"] == "model_failed"
+    # The stream opened once the notebook was read: the failure is its last event.
+    assert response.status_code == 200
+    events = _events(response.text)
+    assert events[0][0] == "coverage"
+    assert events[-1][0] == "error" and events[-1][1]["error"] == "model_failed"
     assert "canned failure" not in response.text
 
 

@@ -41,6 +41,9 @@ class LoopbackChatServer:
         self.status = status
         self.fault = fault
         self.requests: list[dict[str, Any]] = []
+        # Seconds between a streamed reply's headers and its first delta: a model reading a long
+        # prompt before it writes (a page's "Writing the answer…" shows meanwhile).
+        self.delay_s = 0.0
         self.released = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._serve, daemon=True)
@@ -118,18 +121,28 @@ def _handler(owner: LoopbackChatServer) -> type[BaseHTTPRequestHandler]:
                 events = events[:1]
             else:
                 events.append(b"data: [DONE]\n\n")
-            self._send(200, "text/event-stream", events, dropped=fault is Fault.DROPPED_STREAM)
+            dropped = fault is Fault.DROPPED_STREAM
+            self._send(200, "text/event-stream", events, dropped=dropped, delay_s=owner.delay_s)
 
         def _send(
-            self, status: int, content_type: str, parts: list[bytes], *, dropped: bool = False
+            self,
+            status: int,
+            content_type: str,
+            parts: list[bytes],
+            *,
+            dropped: bool = False,
+            delay_s: float = 0.0,
         ) -> None:
-            """Send ``parts``, flushing each; ``dropped`` announces more bytes than it sends,
-            so the body ends with the connection, mid-message."""
+            """Send ``parts``, flushing each (the first ``delay_s`` after the headers);
+            ``dropped`` announces more bytes than it sends, so the body ends with the
+            connection, mid-message."""
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             if dropped:
                 self.send_header("Content-Length", str(sum(map(len, parts)) + 1000))
             self.end_headers()
+            if delay_s:
+                owner.released.wait(delay_s)
             for part in parts:
                 self.wfile.write(part)
                 self.wfile.flush()

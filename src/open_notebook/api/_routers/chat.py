@@ -1,10 +1,13 @@
 """Grounded chat as server-sent events: ``coverage``, ``token`` events as the model writes, then
 ``done`` with the attributed answer.
 
-Errors found before the first token (unknown notebook or source, empty question, no model
-configured, the model refusing the request) are ordinary JSON error responses with their
-status; an error after streaming began arrives as one ``error`` event, since the status line
-has already been sent.
+Errors found before the notebook has been read (unknown notebook, source or session, empty
+question, no model configured, a window too small) are ordinary JSON error responses with
+their status. The stream opens with the ``coverage`` event, as soon as the context is built, so
+a reader sees that the notebook was read while the model is still reading the prompt; an error
+after that (the model failing or refusing the request) arrives as one ``error`` event with the
+same ``error`` code and ``detail`` as the JSON body would have, since the status line has
+already been sent.
 
 The events, in order (each ``data`` is one JSON object):
 
@@ -13,8 +16,11 @@ The events, in order (each ``data`` is one JSON object):
   (``null`` when ``ok``). With ``OPEN_NOTEBOOK_LOW_COVERAGE=refuse`` a ``low`` turn does not ask
   the model: its one ``token`` is the notice.
 * ``token`` ``{type, text}``: a piece of the answer as the model writes it.
-* ``done`` ``{type, answer, coverage, coverage_score, notice, sentences, citations, passages,
-  manifest, plan, session_id, model_id, context_tokens, context}``, the last event:
+* ``done`` ``{type, answer, coverage, coverage_score, notice, refused, nearest,
+  nearest_heading, sentences, citations, passages, manifest, plan, session_id, model_id,
+  context_tokens, context}``, the last event (``refused``: the model was not asked, nothing was
+  sent; ``nearest``: the passages closest to an uncovered question, not an answer, under
+  ``nearest_heading``, which says so in the question's language as ``notice`` does):
 
   - ``sentences``: ``[{text, start, end, status, score, citations}]``, every sentence of
     ``answer`` (``answer[start:end]``); ``status`` is ``"supported"`` or ``"unsupported"``;
@@ -35,7 +41,8 @@ The events, in order (each ``data`` is one JSON object):
     ``request_tokens``, ``context_tokens``, ``reused_tokens``, ``context_attempts``);
     ``manifest.reused`` says which passages of the build were named, not resent.
   - ``context``: the context exactly as sent.
-* ``error`` ``{type, error, detail}``: the model failed mid-answer (the stream ends).
+* ``error`` ``{type, error, detail}``: the model failed or refused the request (the stream
+  ends).
 """
 
 from __future__ import annotations
@@ -74,8 +81,8 @@ _SSE: dict[int | str, dict[str, Any]] = {
         "(`sentences`: `[{text, start, end, status, score, citations}]`, `status` "
         "`supported` or `unsupported`, each citation a passage `{status, by, number, handle, "
         "record_id, chunk_id, char_start, char_end, text, ...}`; `context`: the context "
-        "exactly as sent), or an `error` event `{type, error, detail}` if the model fails "
-        "mid-answer",
+        "exactly as sent), or an `error` event `{type, error, detail}` for a failure after the "
+        "context is built (the model failing or refusing the request included)",
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     }
 }
@@ -192,11 +199,10 @@ async def chat_source(
 
 
 async def _stream(events: AsyncIterator[ChatEvent]) -> StreamingResponse:
-    # Pull events up to the first piece of the answer here, so errors before any answer (the
-    # model refusing the request included) keep their HTTP status.
+    # Pull the first event here, so errors before the notebook is read keep their HTTP status;
+    # the rest streams as it comes: the page says "Writing the answer…" from the first event
+    # on, while a local model reads the prompt (seconds), not once the first token is out.
     first = [await anext(events)]
-    while first[-1].type == "coverage":
-        first.append(await anext(events))
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return StreamingResponse(_sse(first, events), media_type="text/event-stream", headers=headers)
 
