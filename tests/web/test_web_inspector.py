@@ -139,12 +139,13 @@ def test_inspector_lists_passages_and_opens_their_spans(
     assert payload["passages"] and included and dropped
     assert manifest["stopped"] == "budget"
 
-    # Every included passage, in the manifest's order, by its handle with its record and numbers.
+    # Every included passage, most relevant first, by its handle with its record and numbers.
     rows = inspector.locator("tr.included")
     expect(rows).to_have_count(len(included))
-    assert [rows.nth(i).get_attribute("data-handle") for i in range(len(included))] == [
-        entry["handle"] for entry in included
-    ]
+    shown = [rows.nth(i).get_attribute("data-handle") for i in range(len(included))]
+    assert sorted(shown) == sorted(entry["handle"] for entry in included)
+    relevance = {entry["handle"]: entry["scores"]["relevance"] for entry in included}
+    assert [relevance[one] for one in shown] == sorted(relevance.values(), reverse=True)
     for entry in included:
         row = _row(inspector, "included", entry["handle"])
         # The handle in words (its full form in the tooltip).

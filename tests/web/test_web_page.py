@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 from web_support import DESKTOP, PHONE, SOURDOUGH_SECTIONS, Served, Watched, serve, watch
 
 from pdf_support import make_pdf
@@ -169,7 +169,7 @@ def _ask(w: Watched, served: Served, notebook_key: str) -> None:
     w.shot("answer")
 
     # The citation opens the source at the cited passage: the quoted text, exactly, highlighted.
-    cite = dense.locator(f'a.cite.passage.valid[data-id="{markdown_id}"]').first
+    cite = dense.locator(f'a.cite.valid[data-id="{markdown_id}"]').first
     number = cite.get_attribute("data-number")
     assert number
     quoted = turn.locator(f'.passages li[data-number="{number}"] blockquote')
@@ -231,6 +231,7 @@ def _inspect(w: Watched) -> None:
     expect(bar).to_be_visible()
     expect(bar).to_contain_text("tokens")
     expect(bar).to_contain_text("loopback reads 4,096 tokens")
+    _unfold_rows(inspector)
     expect(inspector.locator("tr.included").first).to_be_visible()
     inspector.locator("#rendered-context summary").click()
     expect(inspector.locator("#rendered-context pre")).to_contain_text("A cold kitchen slows")
@@ -238,6 +239,7 @@ def _inspect(w: Watched) -> None:
     page.fill("#budget-input", "120")
     page.press("#budget-input", "Enter")
     expect(inspector.locator(".inspector-head")).to_contain_text("rebuilt")
+    _unfold_rows(inspector)
     # Which row comes first among the dropped depends on ties between random record keys.
     dropped = inspector.locator("tr.dropped", has_text="did not fit in the budget")
     expect(dropped.first).to_be_visible()
@@ -247,6 +249,13 @@ def _inspect(w: Watched) -> None:
     expect(dropped.first.locator(".reason")).to_be_in_viewport()
     expect(bar.or_(inspector.locator("#budget-bar"))).to_contain_text("of 120 tokens used")
     w.shot("inspector-rebuilt")
+
+
+def _unfold_rows(inspector: Locator) -> None:
+    """Open the rows (folded beside an answer on a phone)."""
+    rows = inspector.locator("#manifest-rows")
+    if rows.get_attribute("open") is None:
+        rows.locator("summary").click()
 
 
 def _no_injection(page: Page, errors: list[str]) -> None:

@@ -7,7 +7,8 @@
 // every mark a sentence owns is drawn as one of its links.
 
 import { h } from "./dom.js";
-import { plainText, quoteText, supportingSentence } from "./markdown.js";
+import { plainText, quoteText } from "./plain.js";
+import { supportingSentence } from "./sentences.js";
 import { openRecord } from "./reader.js";
 
 // The server's marks (llm/_citations.py): bracket groups of passage numbers, handles, record ids.
@@ -108,7 +109,7 @@ function citeLink(citation, claim) {
   const status = holds ? CITATION_TEXT[citation.status] || citation.status : NOT_HOLDING;
   const what = `${status}; ${BY_TEXT[citation.by] || citation.by}`;
   const attrs = {
-    class: `cite passage ${citation.status} by-${citation.by}${holds ? "" : " not-holding"}`,
+    class: `cite ${citation.status} by-${citation.by}${holds ? "" : " not-holding"}`,
     dataset: {
       status: citation.status,
       by: citation.by,
@@ -193,14 +194,20 @@ export function passageList(done) {
   );
 }
 
+// The server's heading says it in the question's language; a turn stored before it did, in English.
+const NEAREST_HEADING = "Nearest in your notebook — not an answer: these passages come closest to the question, and none of them answers it.";
+
 /** The passages nearest to a question the notebook does not cover: offered, not an answer. */
 export function nearestList(done, question) {
   const nearest = done.nearest || [];
   if (!nearest.length) return null;
+  const heading = done.nearest_heading || NEAREST_HEADING;
+  const cut = heading.indexOf(" — ");
+  const [name, rest] = cut < 0 ? [heading, ""] : [heading.slice(0, cut), heading.slice(cut)];
   return h(
     "section",
-    { class: "nearest", "aria-label": "Nearest in your notebook" },
-    h("p", { class: "nearest-head" }, h("strong", {}, "Nearest in your notebook"), " — not an answer: these passages come closest to the question, and none of them answers it."),
+    { class: "nearest", "aria-label": name },
+    h("p", { class: "nearest-head" }, h("strong", {}, name), rest),
     h(
       "ul",
       { class: "passages" },
@@ -209,7 +216,8 @@ export function nearestList(done, question) {
           "li",
           { class: "passage nearest-passage", dataset: { id: passage.record_id } },
           h("p", { class: "passage-head" }, h("a", { href: "#", class: "passage-title", onclick: (event) => { event.preventDefault(); openPassage(passage, question, "nearest to the question, not an answer"); } }, plainText(passage.title) || passage.record_id)),
-          h("blockquote", { class: "passage-text" }, quoteText(passage.text)),
+          // A passage that is only its heading quotes the heading.
+          h("blockquote", { class: "passage-text" }, quoteText(passage.text) || plainText(passage.text)),
         ),
       ),
     ),

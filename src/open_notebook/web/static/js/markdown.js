@@ -1,10 +1,12 @@
-// Markdown shown as text: headings, paragraphs, lists, emphasis and code become elements, their
-// markers dropped; nothing is parsed as HTML (every piece of the source becomes a text node).
+// Markdown shown as text: headings, paragraphs, lists, tables, emphasis and code become
+// elements, their markers dropped; nothing is parsed as HTML (every piece of the source becomes a
+// text node).
 //
 // Highlights are given in the source's character offsets (a cited passage, its supporting
 // sentence) and survive the rendering: each text node is cut at their boundaries.
 
 import { h } from "./dom.js";
+import { TABLE_DELIMITER, isTableRow } from "./plain.js";
 
 const HEADING = /^(#{1,6})[ \t]+/;
 const ITEM = /^[ \t]*([-*+]|\d{1,3}[.)])[ \t]+/;
@@ -12,20 +14,39 @@ const FENCE = /^[ \t]*```/;
 // Inline spans: strong, emphasis, code, links (their text; the address is dropped).
 const INLINE = /(\*\*|__)(?=\S)([\s\S]+?)(?<=\S)\1|(\*|_)(?=[^\s*_])([\s\S]+?)(?<=[^\s*_])\3(?![\w*])|`([^`\n]+)`|\[([^\]\n]+)\]\([^)\s]+\)/g;
 
-/** The blocks of `text`: {kind, level, from, to} (offsets of their content within `text`). */
+/**
+ * The blocks of `text`: {kind, level, from, to} (offsets of their content within `text`); a
+ * table is {kind: "table", from, to, rows: [{header, cells: [{from, to}]}]}.
+ */
 export function blocksOf(text) {
   const blocks = [];
   let paragraph = null;
   let fence = null;
+  let table = null;
   let offset = 0;
   const close = () => {
     if (paragraph) blocks.push(paragraph);
     paragraph = null;
   };
-  for (const line of text.split("\n")) {
+  const lines = text.split("\n");
+  for (const [index, line] of lines.entries()) {
     const start = offset;
     const end = start + line.length;
     offset = end + 1;
+    if (!fence && table && isTableRow(line) && !TABLE_DELIMITER.test(line)) {
+      table.rows.push({ header: false, cells: cellsOf(line, start) });
+      table.to = end;
+      continue;
+    }
+    if (!fence && table && TABLE_DELIMITER.test(line)) continue;
+    table = null;
+    // A table: a row of cells over a delimiter row (GFM), then rows until a line without pipes.
+    if (!fence && isTableRow(line) && TABLE_DELIMITER.test(lines[index + 1] || "")) {
+      close();
+      table = { kind: "table", from: start, to: end, rows: [{ header: true, cells: cellsOf(line, start) }] };
+      blocks.push(table);
+      continue;
+    }
     if (FENCE.test(line)) {
       close();
       if (fence) {
@@ -60,6 +81,20 @@ export function blocksOf(text) {
   return blocks;
 }
 
+// The cells of a table row at offset `start`: [{from, to}] of each cell's trimmed text.
+function cellsOf(line, start) {
+  const cells = [];
+  const body = line.replace(/[ \t]*\|?[ \t]*$/, (tail) => (tail.includes("|") ? "" : tail));
+  let at = body.search(/\S/);
+  if (body[at] === "|") at += 1;
+  for (const piece of body.slice(at).split(/(?<!\\)\|/)) {
+    const to = start + at + piece.trimEnd().length;
+    cells.push({ from: Math.min(to, start + at + piece.length - piece.trimStart().length), to });
+    at += piece.length + 1;
+  }
+  return cells;
+}
+
 /**
  * `text` (which starts at offset `base` of its record) rendered; `ranges`: [{start, end, class,
  * id}] in the record's offsets, drawn as <mark> (the id on its first piece only).
@@ -82,7 +117,9 @@ export function renderMarkdown(text, base = 0, ranges = []) {
       continue;
     }
     list = null;
-    if (block.kind === "code") {
+    if (block.kind === "table") {
+      fragment.appendChild(tableView(block, text, emit));
+    } else if (block.kind === "code") {
       const pre = h("pre", {});
       emit(pre, block.from, block.to);
       fragment.appendChild(pre);
@@ -93,6 +130,16 @@ export function renderMarkdown(text, base = 0, ranges = []) {
     }
   }
   return fragment;
+}
+
+function tableView(block, text, emit) {
+  const [head, ...rows] = block.rows;
+  const row = (one, tag) => h("tr", {}, one.cells.map((cell) => {
+    const node = h(tag, {});
+    inline(node, text, cell.from, cell.to, emit);
+    return node;
+  }));
+  return h("div", { class: "md-table" }, h("table", {}, h("thead", {}, row(head, "th")), h("tbody", {}, rows.map((one) => row(one, "td")))));
 }
 
 function inline(parent, text, from, to, emit) {
@@ -123,13 +170,11 @@ function emitText(parent, text, base, from, to, ranges, used) {
   for (let i = 0; i + 1 < points.length; i++) {
     const [a, b] = [points[i], points[i + 1]];
     const piece = text.slice(a, b);
-    // The innermost range covering the piece (the shortest): a sentence inside its passage.
-    const covering = ranges.filter((one) => one.start - base <= a && one.end - base >= b).sort((x, y) => x.end - x.start - (y.end - y.start));
-    if (!covering.length) {
+    const range = innermost(ranges, a + base, b + base);
+    if (!range) {
       parent.appendChild(document.createTextNode(piece));
       continue;
     }
-    const range = covering[0];
     const attrs = { class: range.class };
     if (range.id && !used.has(range.id)) {
       attrs.id = range.id;
@@ -139,64 +184,13 @@ function emitText(parent, text, base, from, to, ranges, used) {
   }
 }
 
-/** A passage quoted on its own: its text without the heading lines its title already gives. */
-export function quoteText(text) {
-  return plainText(String(text).replace(/(^|\n)[ \t]*#{1,6}[ \t]+[^\n]*(?=\n|$)/g, "$1"));
-}
-
-/** `text` with its Markdown markers dropped, on one line (snippets, titles). */
-export function plainText(text) {
-  return String(text)
-    .replace(/^[ \t]*#{1,6}[ \t]+/gm, "")
-    .replace(/^[ \t]*([-*+])[ \t]+/gm, "")
-    .replace(/(\*\*|__)(\S[\s\S]*?\S|\S)\1/g, "$2")
-    .replace(/(^|[^\w*])[*_](\S[^*_]*?\S|\S)[*_](?![\w*])/g, "$1$2")
-    .replace(/`([^`]+)`/g, "$1")
-    .replace(/\s+/g, " ")
-    .trim();
-}
-
-const WORD = /[\p{L}\p{N}]+/gu;
-const wordsOf = (text) => new Set((String(text).toLowerCase().match(WORD) || []).filter((word) => word.length > 2 || /\d/.test(word)));
-
-/** Sentence spans [start, end) of `text` (ends of sentences and of lines). */
-export function sentenceSpans(text) {
-  const spans = [];
-  // A line break inside a paragraph is a space (hard-wrapped text); one before a blank line, a
-  // heading or a list item ends the sentence. Same length: offsets stay those of `text`.
-  const flowing = text.replace(/\n(?![ \t]*(?:\n|#{1,6}[ \t]|[-*+][ \t]|\d{1,3}[.)][ \t]))/g, " ");
-  const pattern = /[^.!?。！？\n]+(?:[.!?。！？]+["'”’)]*|$)/gm;
-  for (let match = pattern.exec(flowing); match; match = pattern.exec(flowing)) {
-    if (!match[0].trim()) {
-      if (match[0].length === 0) pattern.lastIndex++;
-      continue;
-    }
-    const lead = match[0].length - match[0].trimStart().length;
-    spans.push([match.index + lead, match.index + match[0].trimEnd().length]);
+// The range covering [start, end) that is shortest; of equal ones the later, more specific one
+// (a supporting sentence that is its whole passage is drawn as the sentence).
+function innermost(ranges, start, end) {
+  let found = null;
+  for (const one of ranges) {
+    if (one.start > start || one.end < end) continue;
+    if (!found || one.end - one.start <= found.end - found.start) found = one;
   }
-  return spans;
-}
-
-/**
- * The sentence of `text` that shares most words with `claim` ([start, end) in `text`; only
- * sentences overlapping `within` = [start, end) when given), or null when none shares any: what
- * the page highlights as the supporting sentence.
- */
-export function supportingSentence(text, claim, within = null) {
-  const wanted = wordsOf(claim);
-  let best = null;
-  let bestScore = 0;
-  for (const [start, end] of sentenceSpans(text)) {
-    // Whole sentences that overlap the passage: a passage can start or end mid-sentence.
-    if (within && (end <= within[0] || start >= within[1])) continue;
-    const words = wordsOf(text.slice(start, end));
-    let shared = 0;
-    for (const word of words) if (wanted.has(word)) shared += 1;
-    const score = shared / Math.sqrt(Math.max(words.size, 1));
-    if (score > bestScore) {
-      best = [start, end];
-      bestScore = score;
-    }
-  }
-  return best;
+  return found;
 }

@@ -3,7 +3,9 @@
 
 import { api } from "./api.js";
 import { fmt, h, replace } from "./dom.js";
-import { plainText, renderMarkdown, supportingSentence } from "./markdown.js";
+import { renderMarkdown } from "./markdown.js";
+import { plainText } from "./plain.js";
+import { bodyStart, sectionAt, supportingSentence } from "./sentences.js";
 import { showError } from "./ui.js";
 
 // Characters shown around a passage before "Show the whole text".
@@ -41,17 +43,9 @@ async function show(request) {
   const { span } = request;
   const text = await load(request);
   const dialog = document.getElementById("reader");
+  const { ranges, anchor } = highlights(text, span, request.claim);
   replace(document.getElementById("reader-title"), plainText(text.title) || "Untitled");
-  replace(document.getElementById("reader-meta"), [whereIs(text, span), request.note].filter(Boolean).join(" · "));
-  const ranges = [];
-  if (span) {
-    ranges.push({ start: span.start, end: span.end, class: "cited", id: "cited-passage" });
-    const local = [span.start - text.start, span.end - text.start];
-    const found = request.claim ? supportingSentence(text.text, request.claim, local) : null;
-    if (found) {
-      ranges.push({ start: text.start + found[0], end: text.start + found[1], class: "cited-sentence", id: "cited-sentence" });
-    }
-  }
+  replace(document.getElementById("reader-meta"), [whereIs(text, span, anchor), request.note].filter(Boolean).join(" · "));
   const body = h(
     "div",
     { class: "reader-text" },
@@ -67,12 +61,27 @@ async function show(request) {
   else document.getElementById("reader-body").scrollTop = 0;
 }
 
-// Where a passage sits, in words: its section (the heading above it) and how far in.
-function whereIs(text, span) {
+/**
+ * The marks of a passage at `span` (record offsets) in the loaded `text`: the passage, and inside
+ * it the sentence (or table row) that supports `claim`; `anchor`, the offset in `text` where
+ * what the passage says begins: that sentence, or its first line after its headings.
+ */
+function highlights(text, span, claim) {
+  if (!span) return { ranges: [], anchor: null };
+  const local = [Math.max(0, span.start - text.start), Math.max(0, span.end - text.start)];
+  const ranges = [{ start: span.start, end: span.end, class: "cited", id: "cited-passage" }];
+  const found = claim ? supportingSentence(text.text, claim, local) : null;
+  if (found) {
+    ranges.push({ start: text.start + found[0], end: text.start + found[1], class: "cited-sentence", id: "cited-sentence" });
+  }
+  return { ranges, anchor: found ? found[0] : bodyStart(text.text, local[0], local[1]) };
+}
+
+// Where a passage sits, in words: the section that holds what it says, and how far in.
+function whereIs(text, span, anchor) {
   if (!span) return `${fmt(wordCount(text.text))} words`;
-  const before = text.text.slice(0, Math.max(0, span.start - text.start));
-  const headings = [...before.matchAll(/^#{1,6}[ \t]+(.+)$/gm)];
-  const section = headings.length ? `in “${plainText(headings[headings.length - 1][1])}”` : "";
+  const heading = sectionAt(text.text, anchor);
+  const section = heading ? `in “${plainText(heading)}”` : "";
   const share = text.length ? span.start / text.length : 0;
   const position = share < 0.2 ? "near the start" : share > 0.8 ? "near the end" : share < 0.4 ? "in the first half" : share > 0.6 ? "in the second half" : "about halfway through";
   return [section, position].filter(Boolean).join(", ");

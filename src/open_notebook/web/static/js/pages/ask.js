@@ -4,11 +4,13 @@
 
 import { api, streamEvents } from "../api.js";
 import { coverageNotice, nearestList, notCovered, passageList, renderSentences, streamingView } from "../answer.js";
-import { fmt, h, replace, when } from "../dom.js";
+import { fmt, h, replace } from "../dom.js";
 import { fromAnswer, fromContext, renderInspector } from "../inspector.js";
 import { guarded } from "../ui.js";
+import { loadHistory } from "./history.js";
 
-const NARROW = "(max-width: 900px)";
+// The one-column layout of a phone: the context sits behind a button, its rows folded.
+const narrow = () => window.matchMedia("(max-width: 900px)").matches;
 
 export async function askPage(view, key) {
   const [notebook, model] = await Promise.all([api(`/api/notebooks/notebook:${key}`), api("/api/chat/model")]);
@@ -36,25 +38,19 @@ export async function askPage(view, key) {
       aside,
     ),
   );
-  await loadHistory(state);
+  await refreshHistory(state);
 }
 
-async function loadHistory(state) {
-  const { data } = await api(`/api/notebooks/${encodeURIComponent(state.notebook.id)}/sessions`);
-  if (!state.view.alive()) return;
-  if (!data.length) {
-    replace(state.history);
-    return;
-  }
-  const items = data.map((session) =>
-    h(
-      "li",
-      { dataset: { id: session.id }, class: session.id === state.sessionId ? "current" : "" },
-      h("button", { type: "button", class: "link session-open", onclick: () => guarded(null, () => reopen(state, session.id), "Opening the conversation") }, session.title || "Untitled conversation"),
-      h("span", { class: "meta" }, ` · ${fmt(session.turns)} question${session.turns === 1 ? "" : "s"} · ${when(session.updated)}`),
-    ),
-  );
-  replace(state.history, h("details", { class: "history-list" }, h("summary", {}, `Earlier conversations (${fmt(data.length)})`), h("ul", { class: "sessions" }, items)));
+function refreshHistory(state, open = false) {
+  return loadHistory(state, { reopen: (id) => reopen(state, id), forget: (id) => forget(state, id), open });
+}
+
+// A deleted conversation that is the one shown: the page starts a new one.
+function forget(state, sessionId) {
+  if (state.sessionId !== sessionId) return;
+  state.sessionId = null;
+  state.turns = [];
+  replace(state.conversation);
 }
 
 async function reopen(state, sessionId) {
@@ -68,9 +64,7 @@ async function reopen(state, sessionId) {
     const turnView = turnShell(state, stored.question);
     drawDone(state, turnView, { question: stored.question, done });
   }
-  const details = state.history.querySelector("details");
-  if (details) details.open = false;
-  await loadHistory(state);
+  await refreshHistory(state);
 }
 
 function askForm(state) {
@@ -127,9 +121,10 @@ async function ask(state, question) {
           streamed += data.text;
           replace(answer, streamingView(streamed));
         } else if (type === "coverage") {
-          // Said as soon as it is known, before the answer streams in.
+          // The stream opens with it, once the notebook is read: the model is asked next and
+          // reads the prompt before its first word (seconds for a local model).
           replace(coverage, data.coverage === "low" ? coverageNotice(data.notice) : null);
-          if (!streamed) replace(answer, waiting(data.coverage === "low" ? "Checking what the notebook holds…" : "Writing the answer…"));
+          if (!streamed) replace(answer, waiting("Writing the answer…"));
         }
       },
     );
@@ -142,7 +137,7 @@ async function ask(state, question) {
   }
   state.sessionId = turn.done.session_id;
   drawDone(state, turnView, turn);
-  await loadHistory(state);
+  await refreshHistory(state);
 }
 
 function drawDone(state, turnView, turn) {
@@ -150,8 +145,7 @@ function drawDone(state, turnView, turn) {
   const done = turn.done;
   state.turns.push(turn);
   const inspect = h("button", { type: "button", class: "small inspect", "aria-controls": "inspector", onclick: () => showContext(state, turn, true) }, "Show the context");
-  const budget = done.plan && done.plan.context_budget;
-  const meta = h("p", { class: "meta" }, `${done.model_id || "model"} · ${fmt(done.context_tokens)} context tokens${budget ? ` of a ${fmt(budget)}-token budget` : ""} `, inspect);
+  const meta = h("p", { class: "meta" }, `${sentLine(done)} `, inspect);
   if (done.coverage === "low" || notCovered(done)) {
     replace(coverage, coverageNotice(done.notice || (notCovered(done) ? "Nothing in it went into the context, so this answer does not come from your sources." : "")));
   }
@@ -165,6 +159,13 @@ function drawDone(state, turnView, turn) {
   showContext(state, turn, false);
 }
 
+// What went to the model with the question, in one line under the answer.
+function sentLine(done) {
+  if (done.refused) return "The model was not asked: nothing was sent.";
+  const budget = done.plan && done.plan.context_budget;
+  return `${done.model_id || "model"} · ${fmt(done.context_tokens)} context tokens${budget ? ` of a ${fmt(budget)}-token budget` : ""}`;
+}
+
 function showContext(state, turn, open) {
   const model = state.model.configured ? state.model : null;
   const maxBudget = model ? model.context_window - model.answer_tokens : turn.done.plan.context_budget || 16000;
@@ -172,15 +173,14 @@ function showContext(state, turn, open) {
     await guarded(null, async () => {
       const payload = await api("/api/context", { method: "POST", json: { notebook_id: state.notebook.id, query: turn.question, max_tokens: budget } });
       if (!state.view.alive()) return;
-      renderInspector(state.aside, fromContext(payload, model), { rebuild, maxBudget, note, title: "Context, rebuilt" });
+      renderInspector(state.aside, fromContext(payload, model), { rebuild, maxBudget, note, title: "Context, rebuilt", collapsed: narrow() });
       state.aside.appendChild(h("button", { type: "button", class: "link", id: "back-to-sent", onclick: () => showContext(state, turn, false) }, "Back to the context sent with the answer"));
     }, "Rebuilding the context");
   };
-  renderInspector(state.aside, fromAnswer(turn.done), { rebuild, maxBudget, title: "Context of the answer" });
-  const narrow = window.matchMedia(NARROW).matches;
+  renderInspector(state.aside, fromAnswer(turn.done), { rebuild, maxBudget, title: "Context of the answer", collapsed: narrow() });
   if (open) {
     // On a phone the panel is behind the button: the button shows or hides it.
-    const show = !narrow || state.aside.classList.contains("collapsed");
+    const show = !narrow() || state.aside.classList.contains("collapsed");
     state.aside.classList.toggle("collapsed", !show);
     for (const button of document.querySelectorAll("button.inspect")) button.setAttribute("aria-expanded", String(show));
     if (show) state.aside.scrollIntoView({ block: "start" });

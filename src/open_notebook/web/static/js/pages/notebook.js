@@ -2,7 +2,7 @@
 
 import { api, deleteRecord, upload } from "../api.js";
 import { fmt, h, markedSnippet, replace, when } from "../dom.js";
-import { plainText } from "../markdown.js";
+import { plainText, tableText } from "../plain.js";
 import { progressBar } from "../progress.js";
 import { openRecord } from "../reader.js";
 import { confirmDialog, guarded, showInfo } from "../ui.js";
@@ -231,14 +231,21 @@ function hitTitle(hit) {
   return [title, ...path].join(" › ");
 }
 
-// Markdown's markers out, line breaks as spaces; spaces at the edges kept (a part may sit
-// between two marked matches).
+// Markdown's markers out (a table's pipes too), line breaks as spaces; spaces at the edges kept
+// (a part may sit between two marked matches).
 const cleanPart = (part) => part.replace(/(^|\n)[ \t]*#{1,6}[ \t]+/g, "$1").replace(/(^|\n)[ \t]*[-+][ \t]+/g, "$1").replace(/[*`]+/g, "").replace(/\s+/g, " ");
 
+// At most `limit` characters of `text`, cut at a space, with "…" when cut.
+function cutAtWord(text, limit) {
+  if (text.length <= limit) return text;
+  const cut = text.slice(0, limit + 1).replace(/\s+\S*$/, "");
+  return `${cut || text.slice(0, limit)}…`;
+}
+
 function hitSnippet(hit) {
-  if (!hit.highlights.length) return plainText(hit.text).slice(0, 240);
+  if (!hit.highlights.length) return cutAtWord(plainText(hit.text), 240);
   // The API marks matches with <b>…</b>: clean the text between the markers, keep them.
-  const parts = hit.highlights[0].split(/(<b>|<\/b>)/).map((part) => (part === "<b>" || part === "</b>" ? part : cleanPart(part)));
+  const parts = tableText(hit.highlights[0]).split(/(<b>|<\/b>)/).map((part) => (part === "<b>" || part === "</b>" ? part : cleanPart(part)));
   // A snippet opening with its section's heading: the title above already names it.
   const heading = plainText(hit.heading_path[hit.heading_path.length - 1] || hit.parent_title);
   if (heading && parts[0].trimStart().startsWith(heading) && parts[0].trim().length > heading.length) {
