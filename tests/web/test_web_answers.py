@@ -251,3 +251,31 @@ def test_phone_ask_page_stays_short_with_tappable_citations(
     w.shot("phone-context")
     assert w.errors == []
     page.context.close()
+
+
+def test_the_rebuild_bar_moves_as_the_records_are_re_embedded(
+    browser: Browser, demo: Demo, tmp_path: Path
+) -> None:
+    """Last in this module: it re-embeds the notebook the other tests read (with the same model)."""
+    w = _open(browser, demo, tmp_path, DESKTOP)
+    page = w.page
+    page.goto(f"{demo.served.base}/#/")
+    expect(page.locator("#rebuild-status")).to_contain_text("No rebuild has run")
+    page.evaluate(
+        """() => {
+            window.__fractions = [];
+            new MutationObserver(() => {
+                const bar = document.querySelector('#rebuild-status progress');
+                if (bar && bar.hasAttribute('value')) window.__fractions.push(bar.value);
+            }).observe(document.getElementById('rebuild-status'), {childList: true, subtree: true});
+        }"""
+    )
+    page.click("#rebuild-start")
+    expect(page.locator("#rebuild-status")).to_contain_text("Rebuilt", timeout=120_000)
+    fractions = page.evaluate("() => window.__fractions")
+    # Seen part-way: the bar filled as records were done, not empty until the end.
+    assert any(0 < one < 1 for one in fractions), fractions
+    assert fractions == sorted(fractions), fractions
+    w.shot("rebuilt")
+    assert w.errors == []
+    page.context.close()

@@ -32,7 +32,7 @@ export async function notebookPage(view, key) {
     ),
     h("div", { class: "columns" },
       h("section", { class: "panel", "aria-labelledby": "sources-title" }, h("h2", { id: "sources-title" }, "Sources"), addSources(state), sources),
-      h("div", {},
+      h("div", { class: "side" },
         searchPanel(state),
         h("section", { class: "panel", "aria-labelledby": "notes-title" }, h("h2", { id: "notes-title" }, "Notes"), noteForm(state), notes),
       ),
@@ -66,8 +66,8 @@ function sourceRow(state, source) {
     { class: "row", dataset: { id: source.id } },
     h("button", { type: "button", class: "link row-title", onclick: () => openRecord(source.id) }, source.title),
     h("span", { class: "badge ok", title: "extracted, chunked and embedded" }, "ready"),
-    h("span", { class: "meta" }, `${origin} · ${fmt(source.token_count)} tokens · ${when(source.created)}`),
     remove,
+    h("span", { class: "meta" }, `${origin} · ${fmt(source.token_count)} tokens · ${when(source.created)}`),
   );
 }
 
@@ -101,7 +101,8 @@ function addSources(state) {
 function enqueue(state, queue, files) {
   const rows = files.map((file) => {
     const status = h("span", { class: "status" }, "waiting");
-    const bar = h("span", { class: "bar" }, progressBar(0, `upload of ${file.name}`));
+    // Empty (and so not drawn) until there is progress to show: a bar at 0 % reads as stuck.
+    const bar = h("span", { class: "upload-bar" });
     const row = h("li", { class: "row upload", dataset: { state: "waiting", name: file.name } }, h("span", { class: "row-title" }, file.name), h("span", { class: "meta" }, `${fmt(Math.ceil(file.size / 1024))} KiB`), bar, status);
     queue.appendChild(row);
     return { file, row, status, bar };
@@ -173,8 +174,8 @@ function noteRow(state, note) {
     "li",
     { class: "row", dataset: { id: note.id } },
     h("button", { type: "button", class: "link row-title", onclick: () => openRecord(note.id) }, note.title || "Untitled note"),
-    h("span", { class: "meta clamp" }, note.content),
     remove,
+    h("span", { class: "meta clamp" }, note.content),
   );
 }
 
@@ -212,7 +213,7 @@ function searchPanel(state) {
       else replace(hits, rows);
     }, "Searching");
   });
-  return h("section", { class: "panel", "aria-labelledby": "search-title" }, h("h2", { id: "search-title" }, "Search"), form, hits);
+  return h("section", { class: "panel search-panel", "aria-labelledby": "search-title" }, h("h2", { id: "search-title" }, "Search"), form, hits);
 }
 
 // The same judgment as a question's coverage: the best hits are only the nearest, not a match.

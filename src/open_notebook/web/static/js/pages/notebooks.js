@@ -29,7 +29,8 @@ async function refresh(view, list) {
 }
 
 function card(view, list, notebook) {
-  const remove = h("button", { type: "button", class: "danger small" }, "Delete");
+  // The same size as Ask and Open beside it: one row of three actions.
+  const remove = h("button", { type: "button", class: "danger" }, "Delete");
   remove.addEventListener("click", () =>
     guarded(remove, async () => {
       const sure = await confirmDialog(
