@@ -53,6 +53,7 @@ DEFERRED_OWN_IMPORTS = {
     ("open_notebook.cli._serve", "open_notebook.api"),
     ("open_notebook.cli._mcp_server", "open_notebook.mcp"),
     ("open_notebook.cli._ask", "open_notebook.chat"),
+    ("open_notebook.cli._sessions", "open_notebook.chat"),
 }
 # The one process-wide object: the seed's module-level API has no owner to hold its defaults.
 ALLOWED_PROCESS_OBJECTS = {("open_notebook.runtime", "_DEFAULT")}
