@@ -257,6 +257,7 @@ EXPORTS: dict[str, list[str]] = {
         "quote_grammar",
         "quotable_sentences",
         "reading_marks",
+        "runtime_features",
         "read_gguf_header",
         "split_sentences",
         "unresolved",

@@ -145,7 +145,7 @@ async def test_the_layout_settings_change_the_prompt_not_the_numbers(
     assert plain.startswith("Context:\n### Scoring\n[1] ")
     assert turned.startswith(f"Question: {question}\n\nContext:\n")
     # The best passage (numbered first) is laid out last, right before the question.
-    assert second.context.rstrip().endswith(f"[1] {SCORING}")
+    assert second.context.rstrip().endswith(f"[1] {SCORING} [1]")
     assert first.context != second.context
     numbered = [
         {line for line in one.context.splitlines() if line.startswith("[")}

@@ -36,8 +36,10 @@ def test_passages_are_numbered_under_their_record_label() -> None:
     assert [one.number for one in prompt.sent] == [1, 2]
     # The label shows the title, not the record id (a small model would copy the id).
     assert prompt.text.startswith("### Starter\n") and "source:abc" not in prompt.text
-    assert "[1] Sentence one is here." in prompt.text
-    assert "[2] Sentence three ends the text." in prompt.text
+    # Each passage's number opens and closes it: a model copying a sentence writes next the
+    # number it read after it.
+    assert "[1] Sentence one is here. [1]\n" in prompt.text
+    assert prompt.text.endswith("[2] Sentence three ends the text. [2]")
     assert prompt.reused == () and prompt.not_resent == ()
     first = prompt.sent[0]
     assert (first.record_id, first.chunk_id, first.char_start, first.char_end) == (
@@ -93,7 +95,7 @@ def test_best_last_lays_out_by_relevance_and_keeps_every_number() -> None:
     text = last.text
     weakest, then, best_at = (text.index(f"[{n}] ") for n in (2, 3, 1))
     assert weakest < then < best_at  # least relevant first, the best right before the question
-    assert text.rstrip().endswith("[1] Sentence one is here.")
+    assert text.rstrip().endswith("[1] Sentence one is here. [1]")
     # Reading order keeps the record's passages together in document order, its best record first.
     assert reading.text.index("[1] ") < reading.text.index("[2] ") < reading.text.index("[3] ")
     # A record interrupted by another one shows its label again.

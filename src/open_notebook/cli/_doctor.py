@@ -17,7 +17,13 @@ from open_notebook.cli._runtime import CliState, ExitCode, guard, wants_json
 from open_notebook.config import EmbeddingProvider, LlmProvider, Settings
 from open_notebook.embeddings import create_embedder
 from open_notebook.errors import OpenNotebookError
-from open_notebook.llm import LocalModel, create_language_model, model_spec, verify_model_file
+from open_notebook.llm import (
+    LocalModel,
+    create_language_model,
+    model_spec,
+    runtime_features,
+    verify_model_file,
+)
 from open_notebook.store import open_store
 from open_notebook.tokens import BpeTokenCounter
 
@@ -91,7 +97,8 @@ async def check_llm(settings: Settings) -> str:
             f"{_threads(model, settings)}); {path} {spec.size:,} bytes, sha256 "
             f"{spec.sha256} verified (joined from {len(spec.parts)} packages "
             f"{spec.parts[0].distribution}..{spec.parts[-1].distribution} "
-            f"{spec.parts[0].version}); GGUF {header.architecture} {header.name!r}"
+            f"{spec.parts[0].version}); GGUF {header.architecture} {header.name!r}; "
+            f"llama.cpp built for {runtime_features()}"
         )
     await asyncio.to_thread(model.warm_up)
     return detail

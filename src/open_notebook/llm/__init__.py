@@ -33,7 +33,7 @@ from open_notebook.llm._coverage import NEAREST, Coverage, CoverageCheck, check_
 from open_notebook.llm._esperanto import EsperantoModel
 from open_notebook.llm._factory import create_language_model
 from open_notebook.llm._gguf import GgufHeader, read_gguf_header
-from open_notebook.llm._local import LocalModel
+from open_notebook.llm._local import LocalModel, runtime_features
 from open_notebook.llm._marks import marked_sentences, reading_marks
 from open_notebook.llm._models import (
     MODELS,
@@ -109,6 +109,7 @@ __all__ = [
     "quote_grammar",
     "quotable_sentences",
     "reading_marks",
+    "runtime_features",
     "read_gguf_header",
     "split_sentences",
     "unresolved",

@@ -47,6 +47,16 @@ def _usable_cores() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+def runtime_features() -> str:
+    """The vector instructions the llama.cpp in use was built for: ``AVX, AVX2`` for the
+    prebuilt wheel, AVX-512 and VNNI too after ``make native`` on a CPU that has them."""
+    import xllamacpp  # deferred on purpose: the model runtime loads with the model
+
+    flags = [part.split(":")[-1].strip() for part in str(xllamacpp.get_system_info()).split("|")]
+    built = [flag.split("=")[0].strip() for flag in flags if flag.replace(" ", "").endswith("=1")]
+    return ", ".join(one for one in built if "AVX" in one) or "no AVX"
+
+
 class LocalModel:
     """A local GGUF model, loaded lazily once per instance (share one per process)."""
 
