@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test lint typecheck docs unit browser ocr bench fuzz clean
+.PHONY: demo test lint typecheck docs unit browser ocr bench fuzz native clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,11 @@ unit: $(STAMP) browser ocr
 	$(BIN)/pytest
 
 test: lint typecheck docs unit
+
+# llama.cpp built for this machine's CPU, over the prebuilt wheel (about 6 minutes on 2 idle
+# cores; a failed build leaves the prebuilt one in use). See .ci/native-llm.
+native: $(STAMP)
+	bash .ci/native-llm $(VENV)
 
 bench: $(STAMP) ocr
 	$(BIN)/python -m bench.run_all
