@@ -247,3 +247,22 @@ def test_a_refused_question_offers_its_nearest_passages_in_its_language_and_sent
     w.shot(f"refused-{heading.split()[0].lower()}")
     assert w.errors == []
     page.context.close()
+
+
+def test_an_answer_from_a_passage_about_something_else_shows_the_best_evidence(
+    browser: Browser, notebooks: Notebooks, tmp_path: Path
+) -> None:
+    # The scripted model copies a sentence the notebook holds (shaping), for a question its
+    # troubleshooting passage answers (dense crumb): supported, and not an answer.
+    off = "Rice flour is the best dusting flour because it absorbs little water and does not stick."
+    watched = _page(browser, tmp_path, DESKTOP)
+    page = watched.page
+    _ask(page, notebooks, "Troubles", "Why is the crumb of my loaf dense and tight?", f"{off} [1]")
+    turn = page.locator("#conversation .turn").last
+    shown = turn.locator(".off-question")
+    expect(shown).to_be_visible()
+    expect(shown.locator(".off-question-head")).to_contain_text("This may not answer")
+    quoted = shown.locator("blockquote mark").inner_text()
+    assert "dense" in quoted.lower() or "under-fermentation" in quoted.lower(), quoted
+    watched.shot("off-question")
+    assert watched.errors == []

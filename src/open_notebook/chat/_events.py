@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from open_notebook.llm import (
+    AnswerCheck,
     AttributedSentence,
     Citation,
     NumberedPassage,
@@ -58,6 +59,9 @@ class DoneEvent:
     closest to an uncovered question, offered as such (never as an answer), under
     ``nearest_heading`` (in the question's language, as the notice). Citations carry
     ``mark``, their number in reading order (1, 2, ...), beside the context's ``number``.
+    ``answer_check``: whether the answer comes from where the context speaks of what was asked;
+    when it does not, ``off_question`` says so in the question's language, above the context's
+    best evidence for the question (``answer_check.evidence``), quoted as such.
     """
 
     answer: str
@@ -78,6 +82,8 @@ class DoneEvent:
     refused: bool = False
     nearest: tuple[NumberedPassage, ...] = ()
     nearest_heading: str | None = None
+    answer_check: AnswerCheck | None = None
+    off_question: str | None = None
 
     @property
     def cited_passages(self) -> list[NumberedPassage]:
@@ -99,6 +105,8 @@ class DoneEvent:
             "refused": self.refused,
             "nearest": [one.as_dict() for one in self.nearest],
             "nearest_heading": self.nearest_heading if self.nearest else None,
+            "answer_check": None if self.answer_check is None else self.answer_check.as_dict(),
+            "off_question": self.off_question,
             "sentences": marked_sentences(self.sentences),
             "citations": [citation.as_dict() for citation in self.citations],
             "passages": _passages(self.passages, self.reused, reading_marks(self.sentences)),

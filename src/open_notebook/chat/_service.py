@@ -171,6 +171,8 @@ def _done(final: Mapping[str, Any], llm: LanguageModel) -> DoneEvent:
         refused=bool(final.get("refused")),
         nearest=coverage.nearest if coverage is not None and not coverage.covered else (),
         nearest_heading=final.get("nearest_heading"),
+        answer_check=final.get("answer_check"),
+        off_question=final.get("off_question"),
     )
 
 

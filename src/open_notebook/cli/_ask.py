@@ -132,6 +132,12 @@ def print_citations(state: CliState, done: DoneEvent) -> None:
         out.print(f"[yellow]{escape(done.notice)}[/]")
     if not done.cited_passages and done.sentences:
         out.print("[yellow]no sentence of the answer is supported by a passage[/]")
+    evidence = done.answer_check.evidence if done.answer_check is not None else None
+    if done.off_question and evidence is not None:
+        out.print(f"[yellow]! {escape(done.off_question)}[/]")
+        source = next((one for one in done.passages if one.number == evidence.number), None)
+        where = f" [dim]· {escape(source.title)} · passage {evidence.number}[/]" if source else ""
+        out.print(f"    [italic]“{escape(evidence.text)}”[/]{where}", soft_wrap=True)
     if done.nearest:
         out.rule("[bold]nearest in your notebook (not an answer)", style="dim")
         for passage in done.nearest:

@@ -13,9 +13,11 @@ from open_notebook.graphs._context import ContextBuild, FittedContext, fit_conte
 from open_notebook.graphs._notices import (
     NEAREST_HEADING,
     NOT_COVERED,
+    OFF_QUESTION,
     WARNING,
     coverage_notice,
     nearest_heading,
+    off_question_notice,
 )
 from open_notebook.graphs._prompt import ANSWER_RULE, SYSTEM_PROMPT, answer_rule, frame, user_turn
 from open_notebook.graphs._sessions import ChatSessions, SessionKind, StoredMessage, Turn
@@ -24,6 +26,7 @@ __all__ = [
     "ANSWER_RULE",
     "NEAREST_HEADING",
     "NOT_COVERED",
+    "OFF_QUESTION",
     "SYSTEM_PROMPT",
     "WARNING",
     "ChatDeps",
@@ -43,5 +46,6 @@ __all__ = [
     "fit_context",
     "frame",
     "nearest_heading",
+    "off_question_notice",
     "user_turn",
 ]

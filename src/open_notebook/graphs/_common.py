@@ -22,11 +22,12 @@ from langgraph.graph.state import CompiledStateGraph
 from open_notebook.config import LowCoverage, PassageOrder
 from open_notebook.graphs._context import ContextBuild, FittedContext, empty_context, fit_context
 from open_notebook.graphs._literal import LiteralStream
-from open_notebook.graphs._notices import coverage_notice, nearest_heading
+from open_notebook.graphs._notices import coverage_notice, nearest_heading, off_question_notice
 from open_notebook.graphs._prompt import frame
 from open_notebook.graphs._sessions import ChatSessions, SessionKind, StoredMessage, Turn
 from open_notebook.llm import (
     MIN_CONTEXT_TOKENS,
+    AnswerCheck,
     AttributedSentence,
     ChatMessage,
     Citation,
@@ -40,6 +41,7 @@ from open_notebook.llm import (
     SupportScorer,
     TokenPlan,
     attribute,
+    check_answer,
     check_citations,
     check_coverage,
     check_request_fits,
@@ -96,6 +98,10 @@ class ChatState:
     # and over the passages nearest to it, in the question's language.
     notice: str | None = None
     nearest_heading: str | None = None
+    # Whether the answer answers the question (not only whether a passage holds it), and what
+    # the reader is told above the best evidence when it does not.
+    answer_check: AnswerCheck | None = None
+    off_question: str | None = None
     request_tokens: int = 0
     answer: str = ""
     citations: list[Citation] = field(default_factory=list)
@@ -287,7 +293,19 @@ async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[
         index,
         deps.scorer,
     )
-    return {"sentences": sentences, "citations": _record_citations(sentences, index)}
+    # A supported sentence need not answer: its source is read against the question too.
+    check = await asyncio.to_thread(
+        check_answer, state.question, sentences, state.seen, deps.scorer
+    )
+    off = check is not None and not check.answers
+    return {
+        "sentences": sentences,
+        "citations": _record_citations(sentences, index),
+        "answer_check": check,
+        "off_question": (
+            off_question_notice(state.question, languages=deps.languages) if off else None
+        ),
+    }
 
 
 def _named_records(answer: str) -> dict[str, int]:
@@ -355,6 +373,8 @@ async def persist(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]
         "refused": state.refused,
         "notice": state.notice,
         "nearest_heading": state.nearest_heading,
+        "answer_check": state.answer_check.as_dict() if state.answer_check else None,
+        "off_question": state.off_question,
         "model_id": deps.llm.model_id,
         "context_tokens": context.model_tokens,
         "manifest": dict(context.manifest),

@@ -134,6 +134,48 @@ NEAREST_HEADING: Final = {
     ),
 }
 
+# The answer's sentences come from passages about something else than the question: the reader
+# is shown the passage that matches the question best, quoted under this.
+OFF_QUESTION: Final = {
+    "en": (
+        "This may not answer your question: the answer comes from a passage about something "
+        "else. The passage that matches your question best says:"
+    ),
+    "es": (
+        "Puede que esto no responda a su pregunta: la respuesta viene de un pasaje que trata de "
+        "otra cosa. El pasaje que mejor se ajusta a su pregunta dice:"
+    ),
+    "fr": (
+        "Ceci ne répond peut-être pas à votre question : la réponse vient d'un passage qui "
+        "parle d'autre chose. Le passage le plus proche de votre question dit :"
+    ),
+    "de": (
+        "Das beantwortet Ihre Frage vielleicht nicht: Die Antwort stammt aus einer Passage über "
+        "etwas anderes. Die Passage, die am besten zu Ihrer Frage passt, lautet:"
+    ),
+    "it": (
+        "Questo potrebbe non rispondere alla tua domanda: la risposta viene da un passaggio che "
+        "parla d'altro. Il passaggio più vicino alla tua domanda dice:"
+    ),
+    "pt": (
+        "Isto pode não responder à sua pergunta: a resposta vem de um trecho sobre outro "
+        "assunto. O trecho que melhor corresponde à sua pergunta diz:"
+    ),
+    "nl": (
+        "Dit beantwoordt je vraag misschien niet: het antwoord komt uit een passage over iets "
+        "anders. De passage die het best bij je vraag past, zegt:"
+    ),
+    "ru": (
+        "Возможно, это не ответ на ваш вопрос: ответ взят из фрагмента о другом. Фрагмент, "
+        "который лучше всего соответствует вопросу, гласит:"
+    ),
+    "zh": "这可能没有回答你的问题：答案来自一个讲别的内容的段落。与你的问题最相符的段落是：",
+    "ja": (
+        "これは質問への回答ではないかもしれません。回答は別の内容の箇所から来ています。"
+        "質問に最も合う箇所は次のとおりです："
+    ),
+}
+
 
 def coverage_notice(question: str, *, refused: bool, languages: LanguageDetector) -> str:
     """The notice for a question the notebook does not cover, in the question's language."""
@@ -145,3 +187,9 @@ def nearest_heading(question: str, *, languages: LanguageDetector) -> str:
     """The heading over the passages nearest to an uncovered question, in its language: the
     part before " — " names them, the rest says they are not an answer."""
     return NEAREST_HEADING.get(languages.detect(question), NEAREST_HEADING["en"])
+
+
+def off_question_notice(question: str, *, languages: LanguageDetector) -> str:
+    """What stands above the best evidence shown beside an answer that does not answer, in the
+    question's language."""
+    return OFF_QUESTION.get(languages.detect(question), OFF_QUESTION["en"])

@@ -187,6 +187,8 @@ class ChatSessions:
                     "refused": bool(meta.get("refused")),
                     "notice": meta.get("notice"),
                     "nearest_heading": meta.get("nearest_heading"),
+                    "answer_check": meta.get("answer_check"),
+                    "off_question": meta.get("off_question"),
                     "model_id": str(meta.get("model_id") or ""),
                     "context_tokens": int(meta.get("context_tokens") or 0),
                     "manifest": dict(meta.get("manifest") or {"included": [], "dropped": []}),

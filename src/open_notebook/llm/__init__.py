@@ -51,15 +51,18 @@ from open_notebook.llm._quotes import (
     quote_choices,
     quote_grammar,
 )
+from open_notebook.llm._relevance import ANSWER_BAR, AnswerCheck, check_answer
 from open_notebook.llm._support import SUPPORT_BAR, SupportMatrix, SupportScorer, numbers_in
 from open_notebook.llm._templates import chatml_prompt, gemma_prompt
 from open_notebook.llm._types import ChatMessage, LanguageModel, Role, collect
 
 __all__ = [
+    "ANSWER_BAR",
     "MIN_CONTEXT_TOKENS",
     "NEAREST",
     "MODELS",
     "SUPPORT_BAR",
+    "AnswerCheck",
     "AttributedSentence",
     "ChatMessage",
     "Citation",
@@ -90,6 +93,7 @@ __all__ = [
     "TokenPlan",
     "attribute",
     "chatml_prompt",
+    "check_answer",
     "check_citations",
     "cite_grammar",
     "check_coverage",

@@ -139,6 +139,10 @@ class SupportScorer:
     def terms(self, text: str) -> frozenset[str]:
         return self._terms(text)
 
+    def language(self, text: str) -> str:
+        """The language ``text`` is written in (``""`` when nothing tells)."""
+        return self._languages.detect(text)
+
     def _readable(self, text: str) -> float:
         if self._embedder is None:
             return 0.0

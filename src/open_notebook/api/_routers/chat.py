@@ -17,10 +17,14 @@ The events, in order (each ``data`` is one JSON object):
   the model: its one ``token`` is the notice.
 * ``token`` ``{type, text}``: a piece of the answer as the model writes it.
 * ``done`` ``{type, answer, coverage, coverage_score, notice, refused, nearest,
-  nearest_heading, sentences, citations, passages, manifest, plan, session_id, model_id,
-  context_tokens, context}``, the last event (``refused``: the model was not asked, nothing was
-  sent; ``nearest``: the passages closest to an uncovered question, not an answer, under
-  ``nearest_heading``, which says so in the question's language as ``notice`` does):
+  nearest_heading, answer_check, off_question, sentences, citations, passages, manifest, plan,
+  session_id, model_id, context_tokens, context}``, the last event (``refused``: the model was
+  not asked, nothing was sent; ``nearest``: the passages closest to an uncovered question, not
+  an answer, under ``nearest_heading``, which says so in the question's language as ``notice``
+  does; ``answer_check`` ``{answers, score, evidence: {number, text}}``: whether the answer
+  comes from where the context speaks of what was asked; when not, ``off_question`` says so in
+  the question's language and ``evidence`` is the context's sentence that matches the question
+  best, to be shown as such):
 
   - ``sentences``: ``[{text, start, end, status, score, citations}]``, every sentence of
     ``answer`` (``answer[start:end]``); ``status`` is ``"supported"`` or ``"unsupported"``;

@@ -2,7 +2,8 @@
 ``GET /api/chat/sessions/{id}`` reads one back turn by turn, as the Ask page shows it again,
 ``PATCH`` gives it a title of its own and ``DELETE`` removes it with its messages.
 
-A turn is ``{question, answer, sentences, passages, coverage, nearest, nearest_heading, refused,
+A turn is ``{question, answer, sentences, passages, coverage, nearest, nearest_heading,
+answer_check, off_question, refused,
 notice, manifest, context, plan}``: the same fields as the chat's ``done`` event (``sentences``
 with each citation's reading-order ``mark`` beside the passage's context ``number``).
 """

@@ -224,6 +224,25 @@ export function nearestList(done, question) {
   );
 }
 
+/**
+ * An answer whose sentences come from passages about something else than the question: the
+ * server's notice (in the question's language), then the context's sentence that matches the
+ * question best, quoted as such, its passage opening at it.
+ */
+export function offQuestion(done) {
+  const evidence = done.answer_check && done.answer_check.evidence;
+  if (!done.off_question || !evidence) return null;
+  const passage = (done.passages || []).find((one) => one.number === evidence.number);
+  const title = passage ? plainText(passage.title) || passage.record_id : "";
+  return h(
+    "section",
+    { class: "off-question", role: "status", "aria-label": "The passage that matches the question best" },
+    h("p", { class: "off-question-head" }, done.off_question),
+    h("blockquote", { class: "passage-text" }, h("mark", { class: "cited-sentence" }, plainText(evidence.text))),
+    passage ? h("p", { class: "passage-head" }, h("a", { href: "#", class: "passage-title", onclick: (event) => { event.preventDefault(); openPassage(passage, evidence.text, "the passage that matches the question best"); } }, title)) : null,
+  );
+}
+
 /** The "not covered" notice; `notice` is the server's own sentence, when it sent one. */
 export function coverageNotice(notice) {
   return h("p", { class: "not-covered", role: "status" }, h("strong", {}, "Not covered. "), notice || NOT_COVERED);

@@ -3,7 +3,7 @@
 // the notebook's earlier conversations.
 
 import { api, streamEvents } from "../api.js";
-import { coverageNotice, nearestList, notCovered, passageList, renderSentences, streamingView } from "../answer.js";
+import { coverageNotice, nearestList, notCovered, offQuestion, passageList, renderSentences, streamingView } from "../answer.js";
 import { fmt, h, replace } from "../dom.js";
 import { fromAnswer, fromContext, renderInspector } from "../inspector.js";
 import { guarded } from "../ui.js";
@@ -153,7 +153,7 @@ function drawDone(state, turnView, turn) {
   const refused = done.refused || (done.coverage === "low" && Boolean(done.notice) && done.answer.trim() === done.notice.trim());
   if (refused) replace(answer);
   else replace(answer, renderSentences(done));
-  replace(footer, passageList(done), nearestList(done, turn.question), meta);
+  replace(footer, offQuestion(done), passageList(done), nearestList(done, turn.question), meta);
   answer.classList.remove("streaming");
   answer.setAttribute("aria-busy", "false");
   showContext(state, turn, false);
