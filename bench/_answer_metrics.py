@@ -11,7 +11,11 @@
   cited``: the model wrote that mark itself, the attribution did not have to find it);
 * refused: the coverage gate answered with the not-covered notice instead of asking the model
   (``refused, evidence sent``: it did so although a passage sent holds the question's evidence);
-* evidence sent: share of questions whose context holds a passage with the evidence sentence.
+* evidence sent: share of questions whose context holds a passage with the evidence sentence;
+* flagged off-question: the answer check found no sentence of the answer drawn from where the
+  context speaks of the question (``llm/_relevance.py``); ``flagged, gold in answer``: the share
+  of flagged answers that hold a gold answer all the same (false alarms); ``wrong, flagged``:
+  the share of the answers without a gold answer (refusals aside) that were flagged.
 
 :func:`answer_record` is one answer as a JSON line, with its sentences, their support and
 citations, and the passages that were sent, so a run's failures can be read one by one.
@@ -91,6 +95,10 @@ class ModelTally:
     refused: int = 0
     evidence_sent: int = 0
     refused_with_evidence: int = 0
+    flagged: int = 0
+    flagged_right: int = 0
+    wrong: int = 0
+    wrong_flagged: int = 0
     words: list[int] = field(default_factory=list)
     f1: list[float] = field(default_factory=list)
     first_token_s: list[float] = field(default_factory=list)
@@ -120,6 +128,12 @@ class ModelTally:
         self.refused += done.refused
         self.evidence_sent += evidence_sent
         self.refused_with_evidence += done.refused and evidence_sent
+        flagged = done.answer_check is not None and not done.answer_check.answers
+        right = has_answer(done.answer, golds)
+        self.flagged += flagged
+        self.flagged_right += flagged and right
+        self.wrong += not done.refused and not right
+        self.wrong_flagged += flagged and not right
         self.words.append(len(unmarked(done.answer).split()))
         self.f1.append(token_f1(done.answer, golds))
         if first is not None:
@@ -145,6 +159,9 @@ class ModelTally:
             "refused": self.refused / asked,
             "evidence sent": self.evidence_sent / asked,
             "refused, evidence sent": self.refused_with_evidence / asked,
+            "flagged off-question": self.flagged / asked,
+            "flagged, gold in answer": self.flagged_right / max(self.flagged, 1),
+            "wrong, flagged": self.wrong_flagged / max(self.wrong, 1),
         }
 
 
@@ -192,6 +209,7 @@ def answer_record(
         "coverage": done.coverage,
         "coverage_score": round(done.coverage_score, 4),
         "refused": done.refused,
+        "answer_check": None if done.answer_check is None else done.answer_check.as_dict(),
         "evidence_passages": list(evidence),
         "context_tokens": done.context_tokens,
         "first_token_s": None if first is None else round(first, 3),
@@ -308,4 +326,16 @@ def _row_of(answers: Sequence[dict[str, Any]]) -> dict[str, float]:
         "refused": share(lambda one: one["refused"]),
         "evidence sent": share(lambda one: bool(one["evidence_passages"])),
         "refused, evidence sent": share(lambda one: one["refused"] and one["evidence_passages"]),
+        **_flags(answers),
+    }
+
+
+def _flags(answers: Sequence[dict[str, Any]]) -> dict[str, float]:
+    flagged = [one for one in answers if not (one.get("answer_check") or {}).get("answers", True)]
+    wrong = [one for one in answers if not one["refused"] and not one["gold_in_answer"]]
+    return {
+        "flagged off-question": len(flagged) / max(len(answers), 1),
+        "flagged, gold in answer": sum(one["gold_in_answer"] for one in flagged)
+        / max(len(flagged), 1),
+        "wrong, flagged": sum(one in flagged for one in wrong) / max(len(wrong), 1),
     }
