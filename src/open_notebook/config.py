@@ -46,8 +46,8 @@ class LocalModelName(StrEnum):
     """The local models (``OPEN_NOTEBOOK_LOCAL_MODEL``); llm/_models.py says where each comes
     from and how it is checked."""
 
-    QWEN_05B = "qwen2.5-0.5b"  # writes the answer; installed by default
-    QWEN_15B = "qwen2.5-1.5b"  # writes the answer; the [qwen1.5b] extra
+    QWEN_05B = "qwen2.5-0.5b"  # writes the answer; faster, answers right less often
+    QWEN_15B = "qwen2.5-1.5b"  # writes the answer; the default
     GEMMA_QUOTE = "gemma-quote"  # quotes a passage's sentence under a grammar; installed
 
 
@@ -193,7 +193,7 @@ class Settings(BaseSettings):
     llm_model: str | None = None
     """Model name for the non-local language model providers."""
     local_model: LocalModelName = Field(
-        default=LocalModelName.QWEN_05B,
+        default=LocalModelName.QWEN_15B,
         description="the in-process model of OPEN_NOTEBOOK_LLM_PROVIDER=local: "
         "qwen2.5-0.5b | qwen2.5-1.5b | gemma-quote",
     )

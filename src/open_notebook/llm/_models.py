@@ -150,7 +150,7 @@ MODELS: Final[dict[LocalModelName, LocalModelSpec]] = {
         # ~37 tokens/s on 2 cores); its answers at 300 were better than at 400 on 20 + 20
         # squad-long / squad-es questions (gold answer in 0.650 / 0.650 against 0.650 / 0.550).
         context_budget=WRITING_CONTEXT_BUDGET,
-        install="pip install -e '.[qwen1.5b]'",
+        install="installed by default",
         provenance=QWEN_PROVENANCE,
     ),
     LocalModelName.GEMMA_QUOTE: LocalModelSpec(

@@ -1,0 +1,84 @@
+"""The answer check on its own: a supported sentence from where the passages speak of something
+else does not answer; an answer drawing on the two sentences a two-part question needs does."""
+
+from __future__ import annotations
+
+import pytest
+
+from open_notebook.config import Settings
+from open_notebook.embeddings import Embedder, create_embedder
+from open_notebook.llm import (
+    CitationIndex,
+    NumberedPassage,
+    SupportScorer,
+    attribute,
+    check_answer,
+)
+
+QUESTION = "Why does sourdough bread come out dense, and how does temperature affect fermentation?"
+WARMTH = (
+    "Temperature is the single strongest control a home baker has over sourdough. Yeast and "
+    "lactic acid bacteria both speed up as the dough warms, so temperature changes how fast the "
+    "dough ferments."
+)
+DENSE = (
+    "A dough that is cold will simply need more time, and a dense loaf is very often a loaf "
+    "whose fermentation was cut short by a cold kitchen."
+)
+BAKED = "The internal temperature of a finished lean sourdough is about 96 to 98 °C."
+
+
+@pytest.fixture(scope="module")
+def scorer(tmp_path_factory: pytest.TempPathFactory) -> SupportScorer:
+    """The default embedder's opinion beside the shared words, as in a chat turn."""
+    embedder: Embedder = create_embedder(Settings(data_dir=tmp_path_factory.mktemp("embedder")))
+    embedder.warm_up()
+    return SupportScorer(embedder)
+
+
+def _passages() -> list[NumberedPassage]:
+    return [
+        NumberedPassage(
+            number,
+            f"source:s{number}#c0",
+            f"source:s{number}",
+            "source",
+            "",
+            None,
+            0,
+            len(text),
+            text,
+        )
+        for number, text in enumerate((WARMTH, DENSE, BAKED), start=1)
+    ]
+
+
+def _check(scorer: SupportScorer, answer: str) -> tuple[bool, float, str]:
+    passages = _passages()
+    sentences = attribute(answer, CitationIndex(visible=passages), scorer, question=QUESTION)
+    found = check_answer(QUESTION, sentences, passages, scorer)
+    assert found is not None and found.evidence is not None
+    return found.answers, found.score, found.evidence.text
+
+
+def test_a_held_sentence_about_something_else_does_not_answer(scorer: SupportScorer) -> None:
+    answers, score, evidence = _check(scorer, f"{BAKED} [3]")
+    assert not answers and score < 0.3
+    assert evidence == DENSE
+
+
+def test_an_answer_drawing_on_both_halves_of_the_question_answers(scorer: SupportScorer) -> None:
+    answer = (
+        "Sourdough bread comes out dense because it is cold, and temperature affects "
+        "fermentation by speeding up the yeast and lactic acid bacteria. [2]"
+    )
+    # Each half of the answer is held by one of the two sentences; either alone holds under a
+    # third of the question's terms, the two together more.
+    answers, score, _ = _check(scorer, answer)
+    assert answers and score >= 0.4
+
+
+def test_nothing_to_judge_without_a_supported_sentence(scorer: SupportScorer) -> None:
+    passages = _passages()
+    sentences = attribute("Whales sing at night. [1]", CitationIndex(visible=passages), scorer)
+    assert check_answer(QUESTION, sentences, passages, scorer) is None
