@@ -2,15 +2,15 @@
 
 Attribution finds a passage that holds each sentence of an answer; a sentence copied from where
 the passages speak of something else is held too ("The internal temperature of a finished lean
-sourdough is about 96 to 98 °C." for why a loaf comes out dense). So each supported sentence's
-source is found, the sentence of the context that holds it best (and the next best, when it holds
-the sentence nearly as well: an answer to a question of two parts draws on two sentences), and
-read against the question: the share of the question's terms the sources hold, with the sentence
-before each in its passage (where an answer's subject is often named). Where the question and a
-source are in different languages their words cannot meet, and the embedder's opinion of their
-meaning is read instead.
-An answer none of whose sources reaches :data:`ANSWER_BAR` does not answer: the reader is shown
-the context's best evidence for the question, quoted and marked as such, beside it.
+sourdough is about 96 to 98 °C." for why a loaf comes out dense). So the answer's sources are
+found, for each of its sentences the sentence of the context that holds it best (and the next
+best, when it holds the sentence nearly as well), and read together against the question: the
+share of the question's terms they hold, each with the sentence before it in its passage (where
+an answer's subject is often named). Together, because an answer to a question of two parts draws
+on two sentences, in one sentence of its own or in two. Where the question and a source are in
+different languages their words cannot meet, and the embedder's opinion of their meaning is read
+instead. An answer whose sources do not reach :data:`ANSWER_BAR` does not answer: the reader is
+shown the context's best evidence for the question, quoted and marked as such, beside it.
 """
 
 from __future__ import annotations
@@ -62,32 +62,32 @@ def check_answer(
 ) -> AnswerCheck | None:
     """Judge an attributed answer against its question (``None``: nothing to judge, no
     supported sentence or no passage)."""
-    supported = [one.text for one in sentences if one.status is SupportStatus.SUPPORTED]
+    claims = [one.text for one in sentences]
     candidates = quotable_sentences(passages)
-    if not supported or not candidates:
+    if not candidates or not any(one.status is SupportStatus.SUPPORTED for one in sentences):
         return None
     texts = [one.text for one in candidates]
-    scorer.read_in([question, *supported, *texts])
-    sources = scorer.score(supported, texts)
+    scorer.read_in([question, *claims, *texts])
+    matrix = scorer.score(claims, texts)
+    chosen: set[int] = set()
+    for row in range(len(claims)):
+        ranked = [int(one) for one in np.argsort(-matrix.scores[row], kind="stable")[:2]]
+        top = float(matrix.scores[row, ranked[0]])
+        chosen.update(one for one in ranked if matrix.scores[row, one] >= SECOND_SOURCE * top)
     by_question = scorer.score([question], texts)
-    wanted = scorer.terms(question)
     language = scorer.language(question)
-    best = 0.0
-    for row in range(len(supported)):
-        ranked = [int(one) for one in np.argsort(-sources.scores[row], kind="stable")[:2]]
-        top = float(sources.scores[row, ranked[0]])
-        chosen = [one for one in ranked if sources.scores[row, one] >= SECOND_SOURCE * top]
-        meaning = [
-            float(by_question.semantic[0, one])
-            for one in chosen
-            if scorer.language(texts[one]) not in ("", language)
-        ]
-        terms: set[str] = set()
-        for one in chosen:
-            terms |= scorer.terms(texts[one])
-            if one > 0 and candidates[one - 1].number == candidates[one].number:
-                terms |= scorer.terms(texts[one - 1])
-        held = len(wanted & terms) / len(wanted) if wanted else 1.0
-        best = max(best, held, *meaning)
+    meaning = [
+        float(by_question.semantic[0, one])
+        for one in chosen
+        if scorer.language(texts[one]) not in ("", language)
+    ]
+    terms: set[str] = set()
+    for one in chosen:
+        terms |= scorer.terms(texts[one])
+        if one > 0 and candidates[one - 1].number == candidates[one].number:
+            terms |= scorer.terms(texts[one - 1])
+    wanted = scorer.terms(question)
+    held = len(wanted & terms) / len(wanted) if wanted else 1.0
+    score = max([held, *meaning])
     evidence = candidates[int(np.argmax(by_question.scores[0]))]
-    return AnswerCheck(best >= ANSWER_BAR, best, evidence)
+    return AnswerCheck(score >= ANSWER_BAR, score, evidence)

@@ -1,0 +1,124 @@
+"""The default local model on the demo notebook answers the demo's questions right: the fact the
+question asks, cited to the passage that says it, in the asker's language (real ingest, real
+embedder, real model, greedy)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+import pytest_asyncio
+
+from open_notebook.chat import DoneEvent, ask_notebook
+from open_notebook.cli._demo import corpus_files
+from open_notebook.config import Settings
+from open_notebook.embeddings import Embedder, create_embedder
+from open_notebook.ingest import Extracted, Ingestor, SourceFormat
+from open_notebook.llm import CitedBy, LocalModel, model_spec
+from open_notebook.store import Store, open_store
+from open_notebook.text import LanguageDetector
+
+# One notebook and one loaded model for the module's questions.
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+
+DENSE = "Why does sourdough bread come out dense, and how does temperature affect fermentation?"
+REVIVE = "How do I revive a neglected starter?"
+FERMENTATION = "Fermentation and temperature"
+TROUBLESHOOTING = "Troubleshooting common sourdough problems"
+MAINTAINING = "Maintaining and reviving a starter"
+
+
+@dataclass
+class Demo:
+    store: Store
+    embedder: Embedder
+    model: LocalModel
+    settings: Settings
+    notebook_id: str
+
+    async def ask(self, question: str) -> DoneEvent:
+        found = [
+            event
+            async for event in ask_notebook(
+                self.store,
+                self.embedder,
+                self.model,
+                self.settings,
+                notebook_id=self.notebook_id,
+                question=question,
+            )
+            if isinstance(event, DoneEvent)
+        ]
+        return found[-1]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def demo(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Demo]:
+    folder = tmp_path_factory.mktemp("demo-answers")
+    settings = Settings(data_dir=folder, database_url="mem://")
+    embedder = create_embedder(settings)
+    embedder.warm_up()
+    model = LocalModel(model_spec(settings.local_model), folder / "models")
+    store = await open_store(settings)
+    notebook = await store.notebooks.create("Sourdough")
+    ingestor = Ingestor(store, embedder, settings)
+    prepared = await ingestor.prepare_many(
+        [
+            Extracted(_title(text), text, SourceFormat.MARKDOWN)
+            for text in (path.read_text(encoding="utf-8") for path in corpus_files())
+        ]
+    )
+    await ingestor.commit_many(notebook.id, prepared)
+    try:
+        yield Demo(store, embedder, model, settings, notebook.id)
+    finally:
+        model.close()
+        await store.close()
+
+
+def _title(markdown: str) -> str:
+    return markdown.splitlines()[0].removeprefix("# ").strip()
+
+
+def _cited_titles(done: DoneEvent) -> set[str]:
+    """The titles of the passages the model's own marks cite and that hold their sentence."""
+    return {
+        citation.passage.title
+        for sentence in done.sentences
+        for citation in sentence.citations
+        if citation.by is CitedBy.MODEL and citation.supports and citation.passage is not None
+    }
+
+
+async def test_the_dense_bread_question_gets_under_fermentation_cited(demo: Demo) -> None:
+    done = await demo.ask(DENSE)
+    text = done.answer.lower()
+    assert not done.refused, done.answer
+    assert "dense" in text and ("cold" in text or "under-ferment" in text), done.answer
+    assert _cited_titles(done) & {FERMENTATION, TROUBLESHOOTING}, done.answer
+    assert done.answer_check is not None and done.answer_check.answers
+
+
+async def test_the_revive_question_gets_feeding_cited(demo: Demo) -> None:
+    done = await demo.ask(REVIVE)
+    assert not done.refused, done.answer
+    assert "feed" in done.answer.lower(), done.answer
+    assert MAINTAINING in _cited_titles(done), done.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("¿Por qué el pan de masa madre sale denso?", "es"),
+        ("Comment raviver un levain négligé ?", "fr"),
+    ],
+)
+async def test_a_question_in_another_language_is_answered_in_it(
+    demo: Demo, question: str, language: str
+) -> None:
+    done = await demo.ask(question)
+    assert not done.refused, done.answer
+    written = " ".join(sentence.text for sentence in done.sentences) or done.answer
+    assert LanguageDetector().detect(written) == language, done.answer
+    assert _cited_titles(done), done.answer
