@@ -100,3 +100,13 @@ def test_best_last_lays_out_by_relevance_and_keeps_every_number() -> None:
     assert reading.text.index("[1] ") < reading.text.index("[2] ") < reading.text.index("[3] ")
     # A record interrupted by another one shows its label again.
     assert text.count("### Starter") == 2 and text.count("### Other") == 1
+
+
+def test_a_passages_headings_reach_the_model_as_plain_lines() -> None:
+    text = "## When something goes wrong\n\nFeed it twice a day. # not a heading"
+    record = Candidate("source:md", ItemType.SOURCE, "Starter", text)
+    passage = replace(ONE, record=record, char_end=len(text), text=text)
+    shown = number_passages([passage]).text
+    # Not "\## When ...": the escape is for the context's own layout, and a model copies it.
+    assert "[1] When something goes wrong:\n\nFeed it twice a day. # not a heading [1]" in shown
+    assert "\\#" not in shown

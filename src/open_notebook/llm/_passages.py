@@ -12,6 +12,7 @@ by its number instead.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -181,12 +182,23 @@ def _numbered(passage: Passage, number: int) -> NumberedPassage:
 
 
 def closed(text: str, number: int) -> str:
-    """A passage's text as the model is sent it: its number after it too, as after a sentence
-    of the answer. A model copying a sentence writes next the number it read after it: with the
-    number only before each passage, that was the next passage's (the 1.5B's own mark was right
-    on 0.700 of 60 squad-long answers, 0.833 with the number at both ends and 0.733 with it after
-    the text only; bench/answers.py, same questions)."""
-    return f"{text.rstrip()} [{number}]"
+    """A passage's text as the model is sent it: its headings as plain lines (``When something
+    goes wrong:``, not an escaped ``\\## When something goes wrong``), and its number after it
+    too, as after a sentence of the answer. A model copying a sentence writes next the number it
+    read after it: with the number only before each passage, that was the next passage's (the
+    1.5B's own mark was right on 0.700 of 60 squad-long answers, 0.833 with the number at both
+    ends and 0.733 with it after the text only; bench/answers.py, same questions)."""
+    plain = _HEADING.sub(_heading_line, text.strip())
+    return f"{plain} [{number}]"
+
+
+# A Markdown heading line of a source (the chunker keeps a section's heading with its text).
+_HEADING: Final = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+
+
+def _heading_line(match: re.Match[str]) -> str:
+    title = match.group(1).strip()
+    return title if title[-1] in ".:?!" else f"{title}:"
 
 
 def _render(sent: Sequence[tuple[Passage, NumberedPassage]], fmt: RenderFormat) -> str:
