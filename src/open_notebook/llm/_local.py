@@ -47,6 +47,16 @@ def _usable_cores() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+def _writable(folder: Path) -> bool:
+    """``folder`` exists or was made, and can be written (a read-only data dir keeps no state:
+    every process then reads its whole prompt)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK)
+
+
 def runtime_features() -> str:
     """The vector instructions the llama.cpp in use was built for: ``AVX, AVX2`` for the
     prebuilt wheel, AVX-512 and VNNI too after ``make native`` on a CPU that has them."""
@@ -124,14 +134,13 @@ class LocalModel:
         path = ensure_model_file(self.spec, self._models_dir)
         key = secrets.token_urlsafe(24)
         params = self.server_params(path, key)
-        if self._state_dir is not None:
+        if self._state_dir is not None and _writable(self._state_dir):
             self._state = PromptState(
                 self._state_dir,
                 model_sha256=self.spec.sha256,
                 window=self.context_window,
                 runtime=str(getattr(xllamacpp, "__version__", "")),
             )
-            self._state_dir.mkdir(parents=True, exist_ok=True)
             params.endpoint_slots = True
             # llama.cpp joins this prefix and a file name as strings.
             params.slot_save_path = f"{self._state_dir}{os.sep}"
