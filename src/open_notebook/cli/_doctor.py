@@ -51,6 +51,8 @@ async def check_embedder(settings: Settings) -> str:
     await asyncio.to_thread(embedder.warm_up)
     vector = await asyncio.to_thread(embedder.embed_query, "doctor check")
     detail = f"{embedder.model_id}: {vector.shape[0]}-d, reads {embedder.max_tokens} tokens"
+    if settings.embedding_provider is EmbeddingProvider.MINILM_AND_USE:
+        detail += "; MiniLM and USE side by side, every file's sha256 verified"
     if settings.embedding_provider is EmbeddingProvider.ONNX_MINILM:
         detail += "; model and tokenizer.json sha256 verified"
     if settings.embedding_provider is EmbeddingProvider.USE_MULTILINGUAL:

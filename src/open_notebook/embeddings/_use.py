@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from contextlib import nullcontext
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final
@@ -24,6 +25,7 @@ from open_notebook.embeddings._protocol import (
     l2_normalize,
     reject_single_string,
 )
+from open_notebook.embeddings._use_spans import span_ids, text_and_spans
 from open_notebook.errors import ConfigurationError, ModelError
 from open_notebook.text import Script
 
@@ -129,6 +131,27 @@ class UseEmbedder:
         except (RuntimeError, ValueError, IndexError) as error:
             raise ModelError(f"USE failed on a batch of {len(texts)}: {error}") from error
         return l2_normalize(np.asarray(found, dtype=np.float32))
+
+    def embed_with_parts(self, texts: Sequence[Sequence[str]]) -> tuple[Vectors, list[Vectors]]:
+        """Each text, given as its parts (its sentences, in order), read in one run: the text's
+        vector and each part's, pooled from the same token features (``_use_spans.py``)."""
+        backend = self._loaded()
+        tokenizer = self._loaded_tokenizer()
+        whole = np.zeros((len(texts), USE_DIM), dtype=np.float32)
+        parts: list[Vectors] = []
+        limit = getattr(backend, "_threadpool", None)
+        # One BLAS thread, as the backend runs its own batches: its products are small.
+        with limit(limits=1, user_api="blas") if limit is not None else nullcontext():
+            for row, pieces in enumerate(texts):
+                ids, ranges = span_ids(tokenizer, pieces)
+                try:
+                    whole[row], own = text_and_spans(backend, ids, ranges)
+                except (ValueError, IndexError) as error:
+                    raise ModelError(
+                        f"USE failed on a text of {len(ids)} pieces: {error}"
+                    ) from error
+                parts.append(own)
+        return whole, parts
 
 
 def _package_resources() -> Path:

@@ -7,9 +7,12 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import replace
 
+import numpy as np
+
 from open_notebook.config import Settings
 from open_notebook.embeddings import (
     Embedder,
+    PairedEmbedder,
     PieceEmbedder,
     PooledPieceEmbedder,
     Vectors,
@@ -39,21 +42,24 @@ class ChunkEmbedder:
         self, embedder: Embedder, settings: Settings, counter: TokenCounter | None = None
     ) -> None:
         self.embedder = embedder
+        # A pair of models is chunked, tokenized and pooled by its first model, exactly as that
+        # model alone; its second model reads the same chunks and sentences (``_paired``).
+        self._paired = embedder if isinstance(embedder, PairedEmbedder) else None
+        base = embedder.first if isinstance(embedder, PairedEmbedder) else embedder
+        self._base = base
         self.counter = counter if counter is not None else BpeTokenCounter(settings.tokenizer)
         self.target = settings.chunk_tokens
         # The same number bounds what the embedder reads of a chunk in its script (a shorter input
         # gives a sharper vector; MiniLM was trained on 128 pieces), never above what it reads.
-        self.embedder_tokens = min(settings.chunk_tokens, embedder.max_tokens)
+        self.embedder_tokens = min(settings.chunk_tokens, base.max_tokens)
         # Overlap must leave room for new text in every chunk.
         self.overlap = min(settings.chunk_overlap, self.target // 4)
         self.languages = LanguageDetector()
-        self._scripts = readable_scripts(embedder)
+        self._scripts = readable_scripts(base)
         # Sentence vectors come with the chunk vectors' run only from an embedder that gives
         # token states and declares the languages it was trained on (see ``to_rows``).
         self._pooled = (
-            embedder
-            if isinstance(embedder, PooledPieceEmbedder) and trained_languages(embedder)
-            else None
+            base if isinstance(base, PooledPieceEmbedder) and trained_languages(base) else None
         )
 
     def reads(self, text: str) -> bool:
@@ -62,13 +68,13 @@ class ChunkEmbedder:
 
     def fits(self, text: str) -> bool:
         """Whether ``text`` is within the cap of a chunk in the embedder's pieces."""
-        return not self.reads(text) or self.embedder.count_tokens(text) <= self.embedder_tokens
+        return not self.reads(text) or self._base.count_tokens(text) <= self.embedder_tokens
 
     def spans(
         self, text: str, fmt: str, piece_starts: Sequence[int] | None = None
     ) -> list[ChunkSpan]:
         limit = EmbedderLimit(
-            self.embedder.count_tokens, self.embedder_tokens, self.reads, piece_starts
+            self._base.count_tokens, self.embedder_tokens, self.reads, piece_starts
         )
         return chunk_text(
             text,
@@ -90,12 +96,12 @@ class ChunkEmbedder:
         one text, which only one worker can run.
         """
         pooled: list[Vectors | None] | None = None
-        if isinstance(self.embedder, PieceEmbedder):
-            spans, vectors, pooled = self._by_pieces(self.embedder, texts)
+        if isinstance(self._base, PieceEmbedder):
+            spans, vectors, pooled = self._by_pieces(self._base, texts)
         else:
             spans = [self.spans(text, fmt) for text, fmt in texts]
             flat = [span.text for group in spans for span in group]
-            vectors = self.embedder.embed_documents(flat) if flat else empty_vectors(0)
+            vectors = self._base.embed_documents(flat) if flat else empty_vectors(0)
         return self._grouped_rows(spans, vectors, pooled)
 
     def _by_pieces(
@@ -150,7 +156,7 @@ class ChunkEmbedder:
         if not flat:
             vectors = empty_vectors(0)
         elif self._pooled is None:
-            vectors = self.embedder.embed_documents([span.text for span in flat])
+            vectors = self._base.embed_documents([span.text for span in flat])
         else:
             pieces: list[Sequence[int]] = []
             ranges: list[list[tuple[int, int]]] = []
@@ -169,6 +175,10 @@ class ChunkEmbedder:
         pooled: Sequence[Vectors | None] | None,
     ) -> list[list[ChunkRow]]:
         """Each group's rows from the vectors (and sentence vectors) of all groups in order."""
+        if self._paired is not None:
+            vectors, pooled = self._with_second(
+                self._paired, [span.text for group in groups for span in group], vectors, pooled
+            )
         rows: list[list[ChunkRow]] = []
         start = 0
         for group in groups:
@@ -177,6 +187,42 @@ class ChunkEmbedder:
             rows.append(self.to_rows(group, vectors[start:end], own) if group else [])
             start = end
         return rows
+
+    def _with_second(
+        self,
+        paired: PairedEmbedder,
+        texts: Sequence[str],
+        vectors: Vectors,
+        pooled: Sequence[Vectors | None] | None,
+    ) -> tuple[Vectors, list[Vectors | None]]:
+        """The first model's chunk and sentence vectors joined with the second model's, which
+        reads every chunk and each of its sentences (as the builder cuts them). A sentence the
+        first model did not read keeps a zero first half."""
+        if not texts:
+            return empty_vectors(paired.dim), []
+        cuts = [[text[start:end] for start, end in sentences(text)] for text in texts]
+        with_parts = getattr(paired.second, "embed_with_parts", None)
+        if with_parts is not None:
+            # One run per chunk gives its vector and its sentences' (USE, ``_use_spans.py``).
+            whole, parts = with_parts(
+                [group or [text] for group, text in zip(cuts, texts, strict=True)]
+            )
+        else:
+            flat = [one for group in cuts for one in group]
+            second = paired.second.embed_documents([*texts, *flat])
+            whole, parts, start = second[: len(texts)], [], len(texts)
+            for group in cuts:
+                parts.append(second[start : start + len(group)])
+                start += len(group)
+        joined = paired.join(vectors, whole)
+        result: list[Vectors | None] = []
+        for index, group in enumerate(cuts):
+            own = parts[index]
+            first = pooled[index] if pooled is not None else None
+            if first is None or len(first) != len(group):
+                first = np.zeros((len(group), paired.first.dim), dtype=np.float32)
+            result.append(paired.join(first, own) if group else None)
+        return joined, result
 
     def to_rows(
         self,
