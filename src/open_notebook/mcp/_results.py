@@ -26,6 +26,9 @@ class FusionWeights(BaseModel):
     bm25: float = Field(description="Weight of the BM25 list.")
     coverage: float = Field(description="Share of the text in scripts the embedder reads.")
     feedback: bool = Field(description="The vector list was searched again with feedback.")
+    lexical: float = Field(
+        default=1.0, description="Share of the query's term weight in terms the notebook holds."
+    )
 
 
 class HitScores(BaseModel):

@@ -272,6 +272,27 @@ class TextView:
     # The languages of the live rows (the query is read in each).
     languages: tuple[str, ...] = ()
 
+    def coverage(self, query: str) -> float:
+        """The share of the query's term weight that the index can match at all: the idf of its
+        distinct terms that some live chunk holds, over the idf of all of them (a term no chunk
+        holds weighs what the idf formula gives at a document frequency of 0). Near 1 when the
+        question is written in the notebook's words; low for a question in a language the
+        notebook is not written in, which shares only its names and numbers with it."""
+        read_in = self.languages or (DEFAULT_LANGUAGE,)
+        terms = {self.vocabulary.get(term, -1) for term in query_terms(query, read_in)}
+        if not terms:
+            return 0.0
+        ids = np.fromiter(terms, dtype=np.int64, count=len(terms))
+        inside = (ids >= 0) & (ids < len(self.found_in))
+        found_in = np.zeros(len(ids), dtype=np.float64)
+        found_in[inside] = self.found_in[ids[inside]]
+        unseen = np.log1p((self.count + 0.5) / 0.5)
+        idf = np.where(
+            found_in > 0, np.log1p((self.count - found_in + 0.5) / (found_in + 0.5)), unseen
+        )
+        total = float(idf.sum())
+        return float(idf[found_in > 0].sum()) / total if total > 0 else 0.0
+
     def search(self, query: str, k: int, kinds: frozenset[HitType]) -> list[tuple[str, float]]:
         """The ``k`` best chunks as ``(chunk id, BM25 score)``, best first; ties by chunk id."""
         read_in = self.languages or (DEFAULT_LANGUAGE,)

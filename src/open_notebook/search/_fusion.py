@@ -50,15 +50,20 @@ FUSION_DEPTH: Final = 100
 FEEDBACK_HITS: Final = 5
 
 
-def list_weights(coverage: float, *, vector_found: bool, text_found: bool) -> FusionWeights:
+def list_weights(
+    coverage: float, *, vector_found: bool, text_found: bool, lexical: float = 1.0
+) -> FusionWeights:
     """The weights of the (vector, BM25) lists for a query; see the module docstring."""
     coverage = min(1.0, max(0.0, coverage))
+    lexical = min(1.0, max(0.0, lexical))
     vector = coverage if vector_found else 0.0
-    text = 1.0 if text_found else 0.0
+    text = lexical if text_found else 0.0
     total = vector + text
     if total == 0.0:
-        return FusionWeights(vector=0.0, bm25=0.0, coverage=coverage)
-    return FusionWeights(vector=vector / total, bm25=text / total, coverage=coverage)
+        return FusionWeights(vector=0.0, bm25=0.0, coverage=coverage, lexical=lexical)
+    return FusionWeights(
+        vector=vector / total, bm25=text / total, coverage=coverage, lexical=lexical
+    )
 
 
 def normalized(scores: Sequence[float], depth: int = FUSION_DEPTH) -> list[float]:

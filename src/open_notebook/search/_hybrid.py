@@ -80,8 +80,10 @@ class HybridFusion:
         query: tuple[str, npt.NDArray[np.float32] | None],
         vector_hits: Scored,
         text_hits: Scored,
+        lexical: float = 1.0,
     ) -> tuple[Scored, FusionWeights | None]:
-        """The fused list, best first, and the weights used (``None`` for RRF)."""
+        """The fused list, best first, and the weights used (``None`` for RRF); ``lexical``
+        is the share of the query's term weight the text index can match at all."""
         if self.method is FusionMethod.RRF:
             lists = [[chunk for chunk, _ in vector_hits], [chunk for chunk, _ in text_hits]]
             return rrf_fuse(lists, k=self._rrf_k, weights=self._rrf_weights), None
@@ -91,6 +93,7 @@ class HybridFusion:
             self.coverage(text, evidence),
             vector_found=bool(vector_hits),
             text_found=bool(text_hits),
+            lexical=lexical,
         )
         fused = convex_fuse([vector_hits, text_hits], [weights.vector, weights.bm25])
         if not self.feedback or vector is None or weights.vector == 0.0:

@@ -152,30 +152,63 @@ class SearchService:
             stamp = await stamp_read
         snapshot = await self.snapshots.snapshot(request.notebook_id, stamp)
         vector_hits: list[tuple[str, float]] = []
-        if early.vector is not None:
-            snapshot.check_model(self._embedder.model_id, self._embedder.dim)
+        vector = early.vector
+        if vector is not None:
+            vector = self._stored_space(snapshot, vector)
             vector_hits = (
                 early.hits
                 if early.snapshot is snapshot
-                else snapshot.search(early.vector, request.pool, request.kinds)
+                else snapshot.search(vector, request.pool, request.kinds)
             )
         text_hits: list[tuple[str, float]] = []
+        lexical = 1.0
         if request.mode is not SearchMode.VECTOR:
             text = self.snapshots.text(request.notebook_id, snapshot)
             text_hits = text.search(request.query.bm25_text, request.pool, request.kinds)
-        ranked = self._rank(request, snapshot, early.vector, vector_hits, text_hits, min_score)
+            lexical = text.coverage(request.query.bm25_text)
+        ranked = self._rank(request, snapshot, (vector, lexical), vector_hits, text_hits, min_score)
         pattern = term_pattern(
             request.query.text[:_HIGHLIGHT_QUERY_CHARS], request.query.language or DEFAULT_LANGUAGE
         )
         hits = hits_from(snapshot.catalog, ranked, lambda text: snippets(text, pattern))
         trained = reads_language(self._embedder, request.query.language)
-        return SearchResult(hits, early.vector if trained else None)
+        # The builder compares the question with sentence vectors of the configured model.
+        current = vector is early.vector
+        return SearchResult(hits, early.vector if trained and current else None)
+
+    def _stored_space(
+        self, snapshot: VectorSnapshot, vector: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float32]:
+        """The query's vector in the space of the scope's stored vectors.
+
+        Vectors stored by one model of a pair (MiniLM alone, before the pair was the default)
+        are searched with the question's half of that model until ``rebuild-embeddings``
+        re-embeds them; any other model is refused.
+
+        Raises:
+            EmbeddingModelMismatchError: stored vectors come from another embedding model.
+        """
+        model = (self._embedder.model_id, self._embedder.dim)
+        if len(snapshot.models) == 1 and model not in snapshot.models:
+            ((stored, dim),) = snapshot.models
+            half = getattr(self._embedder, "half", None)
+            part = half(vector, stored) if half is not None else None
+            if part is not None and part.shape[0] == dim:
+                return part  # type: ignore[no-any-return]
+        snapshot.check_model(*model)
+        return vector
 
     def _search_loaded(self, request: _Request) -> _EarlyVectors:
         """Embed the query and search the scope's last loaded snapshot, if it is of this model."""
         if request.mode is SearchMode.TEXT:
             return _EarlyVectors(None, None, [])
-        vector = self._embedder.embed_query(request.query.embed_text)
+        # A pair of models reads the question with the half trained on its language.
+        in_language = getattr(self._embedder, "embed_in_language", None)
+        vector = (
+            in_language(request.query.embed_text, request.query.language)
+            if in_language is not None
+            else self._embedder.embed_query(request.query.embed_text)
+        )
         loaded = self.snapshots.latest(request.notebook_id)
         if loaded is None or loaded.models != {(self._embedder.model_id, self._embedder.dim)}:
             return _EarlyVectors(vector, None, [])
@@ -215,12 +248,14 @@ class SearchService:
         self,
         request: _Request,
         snapshot: VectorSnapshot,
-        vector: npt.NDArray[np.float32] | None,
+        evidence: tuple[npt.NDArray[np.float32] | None, float],
         vector_hits: list[tuple[str, float]],
         text_hits: list[tuple[str, float]],
         min_score: float | None,
     ) -> list[RankedId]:
-        """The best ``limit`` hits; each list's score is its mode's own (cosine, BM25, fused)."""
+        """The best ``limit`` hits; each list's score is its mode's own (cosine, BM25, fused).
+        ``evidence``: the query's vector and the share of its term weight the text index holds."""
+        vector, lexical = evidence
         cosine = dict(vector_hits)
         bm25 = dict(text_hits)
         weights = None
@@ -235,6 +270,7 @@ class SearchService:
                 (request.query.text, vector),
                 vector_hits,
                 text_hits,
+                lexical,
             )
         if min_score is not None:
             fused = [(chunk, score) for chunk, score in fused if score >= min_score]

@@ -26,13 +26,15 @@ class FusionWeights:
     """How a hybrid search weighed its lists (``search/_fusion.py`` explains the method).
 
     ``coverage`` is the share of the query's and the notebook's letters in scripts the embedder
-    reads; ``feedback`` is true when the vector list was searched again with a feedback vector.
+    reads; ``lexical`` the share of the query's term weight (idf) in terms the notebook holds at
+    all; ``feedback`` is true when the vector list was searched again with a feedback vector.
     """
 
     vector: float
     bm25: float
     coverage: float = 1.0
     feedback: bool = False
+    lexical: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)

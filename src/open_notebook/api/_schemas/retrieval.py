@@ -40,6 +40,9 @@ class FusionWeightsPublic(BaseModel):
     bm25: float
     coverage: float = Field(description="share of the text in scripts the embedder reads")
     feedback: bool = Field(description="the vector list was searched again with feedback")
+    lexical: float = Field(
+        default=1.0, description="share of the query's term weight in terms the notebook holds"
+    )
 
 
 class HitScoresPublic(BaseModel):
