@@ -128,3 +128,19 @@ def test_an_index_updated_write_by_write_scores_like_one_built_at_once() -> None
         found = kept.view(len(texts), alive, kinds, ids).search(query, 50, ALL)
         assert found == fresh.view(len(texts), alive, kinds, ids).search(query, 50, ALL)
         assert found
+
+
+def test_coverage_is_the_share_of_the_query_idf_the_index_holds() -> None:
+    index = _index(
+        [
+            "The Normans gave their name to Normandy, a region in France.",
+            "The Duchy of Normandy was ruled by dukes for centuries.",
+            "Flutter of a wing at transonic speed.",
+        ]
+    )
+    assert index.coverage("Which region did the Normans name?") == pytest.approx(1.0)
+    assert index.coverage("") == 0.0
+    # A Spanish question shares its names with an English notebook, not its other words.
+    spanish = index.coverage("¿En qué región de Francia vivían los normandos?")
+    assert 0.0 < spanish < 0.5
+    assert index.coverage("¿Qué significa esto?") == 0.0

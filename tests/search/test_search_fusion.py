@@ -8,8 +8,8 @@ from pydantic import ValidationError
 from search_support import AddSource
 
 from open_notebook.config import Settings
-from open_notebook.embeddings import FakeEmbedder
-from open_notebook.errors import InvalidInputError
+from open_notebook.embeddings import FakeEmbedder, PairedEmbedder
+from open_notebook.errors import EmbeddingModelMismatchError, InvalidInputError
 from open_notebook.search import FusionWeights, SearchMode, SearchService, convex_fuse
 from open_notebook.search._fusion import (
     FUSION_DEPTH,
@@ -53,6 +53,16 @@ def test_weights_follow_coverage_and_what_each_list_found() -> None:
     no_terms = list_weights(1.0, vector_found=True, text_found=False)
     assert (no_terms.vector, no_terms.bm25) == (1.0, 0.0)
     assert list_weights(0.0, vector_found=True, text_found=False).vector == 0.0
+
+
+def test_the_text_list_weighs_by_the_share_of_the_query_it_can_match() -> None:
+    english = list_weights(1.0, vector_found=True, text_found=True, lexical=1.0)
+    assert (english.vector, english.bm25) == (0.5, 0.5)
+    other = list_weights(1.0, vector_found=True, text_found=True, lexical=0.25)
+    assert other.bm25 == pytest.approx(0.2)
+    assert other.lexical == 0.25
+    nothing = list_weights(0.0, vector_found=True, text_found=True, lexical=0.0)
+    assert (nothing.vector, nothing.bm25) == (0.0, 0.0)
 
 
 def test_normalization_maps_the_top_to_one_and_the_depth_to_zero() -> None:
@@ -164,3 +174,24 @@ async def test_hybrid_hits_show_weights_and_feedback(
     assert old[0].scores.fused == pytest.approx(2 / 61)
     assert without[0].scores.weights is not None
     assert not without[0].scores.weights.feedback
+
+
+async def test_vectors_of_the_first_model_of_a_pair_are_searched_until_rebuilt(
+    store: Store, settings: Settings, add_source: AddSource, embedder: FakeEmbedder
+) -> None:
+    nb = (await store.notebooks.create("stored before")).id
+    await add_source("wings", ["lift of a swept wing", "heat transfer in a boundary layer"], [nb])
+    paired = PairedEmbedder(embedder, FakeEmbedder(32))
+    alone = SearchService(store, embedder, settings)
+    service = SearchService(store, paired, settings)
+
+    found = await service.search_with_vector("swept wing lift", notebook_id=nb, mode="vector")
+    before = await alone.search("swept wing lift", notebook_id=nb, mode="vector")
+
+    assert [hit.id for hit in found.hits] == [hit.id for hit in before]
+    assert found.hits[0].scores.vector == pytest.approx(before[0].scores.vector, abs=1e-5)
+    # The builder's sentence vectors are the configured model's: none are compared here.
+    assert found.question_vector is None
+    other = SearchService(store, PairedEmbedder(FakeEmbedder(16), FakeEmbedder(32)), settings)
+    with pytest.raises(EmbeddingModelMismatchError, match="rebuild"):
+        await other.search("swept wing lift", notebook_id=nb, mode="vector")

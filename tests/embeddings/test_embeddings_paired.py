@@ -1,0 +1,99 @@
+"""MiniLM and USE side by side (the default embedder): the real models, their halves, and the
+question read by the model trained on its language."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from open_notebook.config import EmbeddingProvider, Settings
+from open_notebook.embeddings import (
+    OnnxMiniLMEmbedder,
+    PairedEmbedder,
+    UseEmbedder,
+    create_embedder,
+)
+from open_notebook.segment import sentences
+
+pytestmark = pytest.mark.slow
+
+EVIDENCE = (
+    "The Normans were the people who in the 10th and 11th centuries gave their name to "
+    "Normandy, a region in France."
+)
+OTHER = "The committee approved the new budget for the city's public libraries after a debate."
+
+
+@pytest.fixture(scope="module")
+def paired(tmp_path_factory: pytest.TempPathFactory) -> PairedEmbedder:
+    models = tmp_path_factory.mktemp("models")
+    embedder = PairedEmbedder(OnnxMiniLMEmbedder.int8(models), UseEmbedder())
+    embedder.warm_up()
+    return embedder
+
+
+def test_the_default_is_the_pair(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path)
+    assert settings.embedding_provider is EmbeddingProvider.MINILM_AND_USE
+    embedder = create_embedder(settings)
+    assert isinstance(embedder, PairedEmbedder)
+    assert embedder.dim == 384 + 512
+    assert embedder.max_tokens == 256  # chunks are cut as MiniLM alone cuts them
+    assert {"en", "es", "fr", "ru", "zh"} <= embedder.languages
+
+
+def test_a_document_is_both_models_at_half_weight(paired: PairedEmbedder) -> None:
+    texts = [EVIDENCE, "Москва — столица России."]
+    vectors = paired.embed_documents(texts)
+    assert vectors.shape == (2, paired.dim)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    first = paired.first.embed_documents(texts)
+    second = paired.second.embed_documents(texts)
+    assert np.allclose(vectors[:, :384] * np.sqrt(2), first, atol=1e-6)
+    assert np.allclose(vectors[:, 384:] * np.sqrt(2), second, atol=1e-6)
+
+
+def test_a_question_is_read_by_the_models_trained_on_its_language(
+    paired: PairedEmbedder,
+) -> None:
+    english = paired.embed_query("Where is Normandy?")
+    spanish = paired.embed_query("¿En qué país se encuentra Normandía?")
+    assert np.linalg.norm(english[:384]) == pytest.approx(np.sqrt(0.5), abs=1e-5)
+    assert np.linalg.norm(english[384:]) == pytest.approx(np.sqrt(0.5), abs=1e-5)
+    assert not spanish[:384].any()  # MiniLM was trained on English only
+    assert np.linalg.norm(spanish) == pytest.approx(1.0, abs=1e-5)
+    assert paired.half_weights(None) == paired.half_weights("hi")  # neither reads it: both
+
+
+def test_a_spanish_question_meets_its_english_evidence(paired: PairedEmbedder) -> None:
+    documents = paired.embed_documents([EVIDENCE, OTHER])
+    question = paired.embed_query("¿En qué siglos dieron los normandos su nombre a Normandía?")
+    evidence, other = documents @ question
+    assert evidence > other + 0.2
+
+
+def test_a_half_reaches_vectors_stored_by_one_model(paired: PairedEmbedder) -> None:
+    question = paired.embed_query("Where is Normandy?")
+    first = paired.half(question, paired.first.model_id)
+    assert first is not None and first.shape == (384,)
+    assert np.allclose(first, paired.first.embed_query("Where is Normandy?"), atol=1e-5)
+    assert paired.half(question, "another-model") is None
+    spanish = paired.embed_query("¿Dónde está Normandía?")
+    assert paired.half(spanish, paired.first.model_id) is None  # that half is empty
+
+
+def test_use_reads_a_text_and_its_sentences_in_one_run(paired: PairedEmbedder) -> None:
+    use = paired.second
+    assert isinstance(use, UseEmbedder)
+    text = f"{EVIDENCE} {OTHER} Москва — столица России."
+    parts = [text[start:end] for start, end in sentences(text)]
+    whole, pooled = use.embed_with_parts([parts])
+    assert float(whole[0] @ use.embed_documents([text])[0]) > 0.99
+    assert pooled[0].shape == (3, 512)
+    alone = use.embed_documents(parts)
+    # Each sentence is read in its neighbours' context, so it is near, not equal, to itself alone.
+    similarity = pooled[0] @ alone.T
+    assert (np.diag(similarity) > 0.7).all()
+    assert (similarity.argmax(axis=1) == np.arange(3)).all()
