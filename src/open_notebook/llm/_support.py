@@ -13,6 +13,13 @@
   letters in scripts the embedder reads (MiniLM reads Latin script; a Chinese text gets its
   lexical opinion alone, as hybrid search gives such a query no vector weight).
 
+Words are compared only within one language: a question in Spanish about English passages
+shares their names and numbers but none of their other words, so between texts of two languages
+support is the semantic opinion alone (the meaning, read by a model of both languages). An
+embedder of two models side by side (:class:`~open_notebook.embeddings.PairedEmbedder`) gives
+one opinion per model; a text is read by the models trained on its language (as search reads a
+question), each model on its own scale.
+
 A number of the text (``1,066``, ``3.5``, ``10th``) that the passage does not hold makes the
 passage's support 0: numbers must match exactly, as numbers.
 
@@ -110,11 +117,16 @@ class SupportMatrix:
 
 
 def _combined(
-    weight: np.ndarray | float, semantic: np.ndarray | float, lexical: np.ndarray | float
+    weight: np.ndarray | float,
+    semantic: np.ndarray | float,
+    lexical: np.ndarray | float,
+    words: np.ndarray | float = 1.0,
 ) -> np.ndarray | float:
-    """Support from the two opinions: shared words always, meaning as far as the embedder reads
-    both texts' scripts (``weight`` 0..1)."""
-    combined: np.ndarray | float = (weight * semantic + lexical) / (1.0 + weight)
+    """Support from the two opinions: shared words where both texts are in one language
+    (``words`` 1, else 0), meaning as far as the embedder reads both texts' scripts (``weight``
+    0..1); neither: 0."""
+    total = np.maximum(np.asarray(weight + words, dtype=np.float64), 1e-12)
+    combined: np.ndarray | float = (weight * semantic + words * lexical) / total
     return combined
 
 
@@ -127,6 +139,8 @@ class SupportScorer:
         self._languages = LanguageDetector()
         self._terms = TextTerms()
         self._scale: tuple[float, float] | None = None
+        # Per model of the embedder (one, or two side by side): its columns and its levels.
+        self._halves: list[tuple[slice, float, float]] | None = None
 
     def read_in(self, texts: Sequence[str]) -> None:
         """Read the terms of what follows in the languages of ``texts`` (a turn's passages and
@@ -168,8 +182,22 @@ class SupportScorer:
             [[self._readable(text) * self._readable(one) for one in passages] for text in texts],
             dtype=np.float64,
         ).reshape(shape)
-        scores = np.where(allowed, _combined(weight, semantic, lexical), 0.0)
+        words = self._same_language(texts, passages)
+        scores = np.where(allowed, _combined(weight, semantic, lexical, words), 0.0)
         return SupportMatrix(scores, lexical, semantic)
+
+    def _same_language(self, texts: Sequence[str], passages: Sequence[str]) -> np.ndarray:
+        """1 where a text and a passage are in one language (or either's is unknown), else 0:
+        where words can be shared at all."""
+        text_languages = [self._languages.detect(one) for one in texts]
+        passage_languages = [self._languages.detect(one) for one in passages]
+        return np.array(
+            [
+                [float(not mine or not theirs or mine == theirs) for theirs in passage_languages]
+                for mine in text_languages
+            ],
+            dtype=np.float64,
+        ).reshape(len(texts), len(passages))
 
     def pooled(
         self,
@@ -190,7 +218,8 @@ class SupportScorer:
         lexical = len(wanted & held) / len(wanted) if wanted else 0.0
         semantic = max(float(matrix.semantic[0, column]) for column in columns)
         weight = self._readable(text) * self._readable("\n".join(chosen))
-        return float(_combined(weight, semantic, lexical))
+        words = float(self._same_language([text], ["\n".join(chosen)])[0, 0])
+        return float(_combined(weight, semantic, lexical, words))
 
     def _semantic(self, texts: Sequence[str], passages: Sequence[str]) -> np.ndarray:
         shape = (len(texts), len(passages))
@@ -203,7 +232,7 @@ class SupportScorer:
                 pieces.append(passage[start:end])
                 owner.append(column)
         try:
-            null, answer = self._levels(self._embedder)
+            halves = self._model_halves(self._embedder)
             vectors = self._embedder.embed_documents([*texts, *pieces])
         except ModelError:
             log.warning("the embedder failed; support is judged by shared words alone")
@@ -211,11 +240,43 @@ class SupportScorer:
         matrix = np.asarray(vectors, dtype=np.float64)
         text_vectors = matrix[: len(texts)]
         piece_vectors = matrix[len(texts) :]
-        cosines = text_vectors @ piece_vectors.T
+        # Each model's opinion on its own scale; a text's is the mean of its language's models'.
+        reads = self._models_reading(texts, len(halves))
+        opinions = np.zeros((len(texts), len(pieces)), dtype=np.float64)
+        for model, (columns, null, answer) in enumerate(halves):
+            cosines = _unit(text_vectors[:, columns]) @ _unit(piece_vectors[:, columns]).T
+            scaled = ANSWER_LEVEL * (cosines - null) / max(answer - null, 1e-6)
+            opinions += reads[:, model : model + 1] * scaled
+        opinions /= np.maximum(reads.sum(axis=1, keepdims=True), 1.0)
         semantic = np.zeros(shape, dtype=np.float64)
         for index, column in enumerate(owner):
-            semantic[:, column] = np.maximum(semantic[:, column], cosines[:, index])
-        return np.clip(ANSWER_LEVEL * (semantic - null) / max(answer - null, 1e-6), 0.0, 1.0)
+            semantic[:, column] = np.maximum(semantic[:, column], opinions[:, index])
+        return np.clip(semantic, 0.0, 1.0)
+
+    def _models_reading(self, texts: Sequence[str], models: int) -> np.ndarray:
+        """``[i, m]``: 1 where model ``m`` of the embedder reads text ``i``'s language."""
+        weights = getattr(self._embedder, "half_weights", None)
+        if weights is None or models == 1:
+            return np.ones((len(texts), models), dtype=np.float64)
+        return np.array(
+            [[float(one > 0) for one in weights(self._languages.detect(text))] for text in texts],
+            dtype=np.float64,
+        ).reshape(len(texts), models)
+
+    def _model_halves(self, embedder: Embedder) -> list[tuple[slice, float, float]]:
+        """Each model's columns of the embedder's vectors, with its unrelated and answer levels
+        (one model unless the embedder pairs two)."""
+        if self._halves is None:
+            first = getattr(embedder, "first", None)
+            if getattr(embedder, "half_weights", None) is not None and first is not None:
+                split = int(first.dim)
+                parts = [slice(0, split), slice(split, embedder.dim)]
+            else:
+                parts = [slice(0, embedder.dim)]
+            texts = [*NULL_SENTENCES, *ANSWER_QUESTIONS]
+            vectors = np.asarray(embedder.embed_documents(texts), dtype=np.float64)
+            self._halves = [(part, *_levels_of(vectors[:, part])) for part in parts]
+        return self._halves
 
     def levels(self) -> tuple[float, float] | None:
         """The embedder's unrelated and answer levels (see :meth:`_levels`); None without one."""
@@ -229,10 +290,23 @@ class SupportScorer:
         if self._scale is None:
             texts = [*NULL_SENTENCES, *ANSWER_QUESTIONS]
             vectors = np.asarray(embedder.embed_documents(texts), dtype=np.float64)
-            count = len(NULL_SENTENCES)
-            nulls, questions = vectors[:count], vectors[count:]
-            pairs = nulls @ nulls.T
-            null = float((pairs.sum() - np.trace(pairs)) / (count * (count - 1)))
-            answer = float(np.mean(np.sum(questions * nulls, axis=1)))
-            self._scale = (null, answer)
+            self._scale = _levels_of(vectors)
         return self._scale
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return np.asarray(rows / np.maximum(norms, 1e-12), dtype=np.float64)
+
+
+def _levels_of(vectors: np.ndarray) -> tuple[float, float]:
+    """The unrelated level (mean pairwise cosine of the null sentences) and the answer level
+    (mean cosine of each answer question and its null sentence) of the rows of
+    ``[*NULL_SENTENCES, *ANSWER_QUESTIONS]``."""
+    rows = _unit(vectors)
+    count = len(NULL_SENTENCES)
+    nulls, questions = rows[:count], rows[count:]
+    pairs = nulls @ nulls.T
+    null = float((pairs.sum() - np.trace(pairs)) / (count * (count - 1)))
+    answer = float(np.mean(np.sum(questions * nulls, axis=1)))
+    return null, answer

@@ -275,11 +275,15 @@ class TextView:
     def coverage(self, query: str) -> float:
         """The share of the query's term weight that the index can match at all: the idf of its
         distinct terms that some live chunk holds, over the idf of all of them (a term no chunk
-        holds weighs what the idf formula gives at a document frequency of 0). Near 1 when the
-        question is written in the notebook's words; low for a question in a language the
-        notebook is not written in, which shares only its names and numbers with it."""
+        holds weighs what the idf formula gives at a document frequency of 0), read in the
+        notebook language that matches most of it. Near 1 when the question is written in the
+        notebook's words; low for a question in a language the notebook is not written in,
+        which shares only its names and numbers with it."""
         read_in = self.languages or (DEFAULT_LANGUAGE,)
-        terms = {self.vocabulary.get(term, -1) for term in query_terms(query, read_in)}
+        return max(self._coverage_in(query, language) for language in read_in)
+
+    def _coverage_in(self, query: str, language: str) -> float:
+        terms = {self.vocabulary.get(term, -1) for term in query_terms(query, (language,))}
         if not terms:
             return 0.0
         ids = np.fromiter(terms, dtype=np.int64, count=len(terms))
