@@ -144,3 +144,10 @@ def test_coverage_is_the_share_of_the_query_idf_the_index_holds() -> None:
     spanish = index.coverage("¿En qué región de Francia vivían los normandos?")
     assert 0.0 < spanish < 0.5
     assert index.coverage("¿Qué significa esto?") == 0.0
+
+
+def test_coverage_counts_every_term_the_index_lacks() -> None:
+    index = _index(["The Normans gave their name to Normandy.", "Wing flutter at speed."])
+    one = index.coverage("Normandy zzyzx")
+    two = index.coverage("Normandy zzyzx qwxyz")
+    assert 0.0 < two < one < 1.0

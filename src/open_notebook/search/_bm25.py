@@ -283,10 +283,12 @@ class TextView:
         return max(self._coverage_in(query, language) for language in read_in)
 
     def _coverage_in(self, query: str, language: str) -> float:
-        terms = {self.vocabulary.get(term, -1) for term in query_terms(query, (language,))}
+        terms = set(query_terms(query, (language,)))
         if not terms:
             return 0.0
-        ids = np.fromiter(terms, dtype=np.int64, count=len(terms))
+        ids = np.fromiter(
+            (self.vocabulary.get(term, -1) for term in terms), dtype=np.int64, count=len(terms)
+        )
         inside = (ids >= 0) & (ids < len(self.found_in))
         found_in = np.zeros(len(ids), dtype=np.float64)
         found_in[inside] = self.found_in[ids[inside]]
