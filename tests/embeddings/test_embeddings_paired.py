@@ -60,11 +60,19 @@ def test_a_question_is_read_by_the_models_trained_on_its_language(
 ) -> None:
     english = paired.embed_query("Where is Normandy?")
     spanish = paired.embed_query("¿En qué país se encuentra Normandía?")
-    assert np.linalg.norm(english[:384]) == pytest.approx(np.sqrt(0.5), abs=1e-5)
-    assert np.linalg.norm(english[384:]) == pytest.approx(np.sqrt(0.5), abs=1e-5)
+    # English about English chunks: MiniLM, the specialist, alone (exactly its vector).
+    assert np.allclose(english[:384], paired.first.embed_query("Where is Normandy?"), atol=1e-6)
+    assert not english[384:].any()
     assert not spanish[:384].any()  # MiniLM was trained on English only
     assert np.linalg.norm(spanish) == pytest.approx(1.0, abs=1e-5)
     assert paired.half_weights(None) == paired.half_weights("hi")  # neither reads it: both
+    assert paired.half_weights(None) == pytest.approx((np.sqrt(0.5), np.sqrt(0.5)))
+    # English about a Spanish notebook: USE; about a half-English one: both, equally.
+    assert paired.half_weights("en", {"es": 1.0}) == (0.0, 1.0)
+    assert paired.half_weights("en", {"en": 0.5, "es": 0.5}) == pytest.approx(
+        (np.sqrt(0.5), np.sqrt(0.5))
+    )
+    assert paired.half_weights("es", {"en": 1.0}) == (0.0, 1.0)
 
 
 def test_a_spanish_question_meets_its_english_evidence(paired: PairedEmbedder) -> None:
@@ -82,6 +90,7 @@ def test_a_half_reaches_vectors_stored_by_one_model(paired: PairedEmbedder) -> N
     assert paired.half(question, "another-model") is None
     spanish = paired.embed_query("¿Dónde está Normandía?")
     assert paired.half(spanish, paired.first.model_id) is None  # that half is empty
+    assert paired.half(question, paired.second.model_id) is None
 
 
 def test_use_reads_a_text_and_its_sentences_in_one_run(paired: PairedEmbedder) -> None:

@@ -7,18 +7,20 @@ is the mean of the two models' cosines. A document is always embedded by both, s
 vector does not depend on a language guess.
 
 A question is weighed by what each model was trained to read (:func:`reads_language`, from the
-model cards): a model's half counts only when the question is in one of its languages. An
-English question is read by both (their mean cosine beat either alone on the English paragraph
-set: 0.881 against MiniLM's 0.857 and USE's 0.796, nDCG@10 of whole paragraphs); a Spanish,
-French or Russian one by USE alone, whose vectors place it near its evidence in another language
-(MiniLM's vectors of a Spanish question found its English paragraph at 0.40, USE's at 0.74, and
-their mean at 0.70: the half that cannot read the question only adds noise). A question in a
-language neither model declares is read by both.
+model cards): a model's half counts only when the question is in one of its languages. A
+Spanish, French or Russian question is read by USE alone, whose vectors place it near its
+evidence in another language (MiniLM's vectors of a Spanish question found its English paragraph
+at nDCG@10 0.40, USE's at 0.74, their mean at 0.70: the half that cannot read the question only
+adds noise). An English question about English chunks is read by MiniLM alone, exactly as
+before the pair: both halves were better on one English set (0.881 against MiniLM's 0.857 on
+squad-long-paragraphs) and worse on another (business-reports, hybrid 0.915 against 0.933), so
+the specialist keeps its language; an English question about chunks in other languages is read
+by USE for their share. A question in a language neither model declares is read by both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 import numpy as np
@@ -87,22 +89,58 @@ class PairedEmbedder:
         return self.join(self.first.embed_documents(texts), self.second.embed_documents(texts))
 
     def embed_query(self, text: str) -> Vectors:
-        """Both halves, or only the half of the model trained on the question's language."""
+        """The question read by the models trained on its language (:meth:`half_weights`)."""
         return self.embed_in_language(text, self._detector.detect(text))
 
-    def embed_in_language(self, text: str, language: str | None) -> Vectors:
-        """:meth:`embed_query` with the language already known (``None``: unknown)."""
-        weights = self.half_weights(language)
-        first = self.first.embed_query(text) if weights[0] else np.zeros(self.first.dim)
-        second = self.second.embed_query(text) if weights[1] else np.zeros(self.second.dim)
-        return np.concatenate([first * weights[0], second * weights[1]]).astype(np.float32)
+    def embed_in_language(
+        self, text: str, language: str | None, scope: Mapping[str, float] | None = None
+    ) -> Vectors:
+        """:meth:`embed_query` with the language known (``None``: unknown) and, optionally,
+        the share of the notebook's chunks in each language."""
+        return self.weighted(self.embed_halves(text), language, scope)
 
-    def half_weights(self, language: str | None) -> tuple[float, float]:
-        """Each half's weight for a question in ``language`` (unit length together)."""
+    def embed_halves(self, text: str) -> tuple[Vectors, Vectors]:
+        """Each model's unit vector of ``text``."""
+        return self.first.embed_query(text), self.second.embed_query(text)
+
+    def weighted(
+        self,
+        halves: tuple[Vectors, Vectors],
+        language: str | None,
+        scope: Mapping[str, float] | None = None,
+    ) -> Vectors:
+        """The question's vector from its halves, weighed by :meth:`half_weights`."""
+        first, second = self.half_weights(language, scope)
+        return np.concatenate([halves[0] * first, halves[1] * second]).astype(np.float32)
+
+    def half_weights(
+        self, language: str | None, scope: Mapping[str, float] | None = None
+    ) -> tuple[float, float]:
+        """Each half's weight for a question in ``language`` (unit length together).
+
+        A model counts only for a question in a language it was trained on. When both were,
+        the model of fewer languages (MiniLM, English) is the specialist: it reads the share of
+        the notebook written in its languages (``scope``: each language's share of the chunks;
+        ``None``: all of it), and the other model the rest. When neither was, both count.
+        """
         reads = (reads_language(self.first, language), reads_language(self.second, language))
-        if reads[0] == reads[1]:
+        if not any(reads):
             return _HALF, _HALF
-        return (1.0, 0.0) if reads[0] else (0.0, 1.0)
+        if not all(reads):
+            return (1.0, 0.0) if reads[0] else (0.0, 1.0)
+        own = trained_languages(self.first) or frozenset()
+        share = 1.0 if scope is None else sum(scope.get(one, 0.0) for one in own)
+        share = min(1.0, max(0.0, share))
+        norm = float(np.hypot(share, 1.0 - share))
+        return share / norm, (1.0 - share) / norm
+
+    def for_sentences(self, question: Vectors) -> Vectors:
+        """The question's vector as the builder compares it with stored sentence vectors (both
+        halves, each at ``1/sqrt(2)``): scaled by ``sqrt(2)``, so a question read by one model
+        meets a sentence at that model's own cosine (MiniLM's for an English question, as
+        before the pair; USE's for a Spanish one)."""
+        scaled: Vectors = (question / _HALF).astype(np.float32)
+        return scaled
 
     def half(self, vector: Vectors, model_id: str) -> Vectors | None:
         """``vector``'s half of the model ``model_id`` (one of the two), unit length, or

@@ -33,6 +33,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -241,7 +242,7 @@ class SupportScorer:
         text_vectors = matrix[: len(texts)]
         piece_vectors = matrix[len(texts) :]
         # Each model's opinion on its own scale; a text's is the mean of its language's models'.
-        reads = self._models_reading(texts, len(halves))
+        reads = self._models_reading(texts, passages, len(halves))
         opinions = np.zeros((len(texts), len(pieces)), dtype=np.float64)
         for model, (columns, null, answer) in enumerate(halves):
             cosines = _unit(text_vectors[:, columns]) @ _unit(piece_vectors[:, columns]).T
@@ -253,13 +254,21 @@ class SupportScorer:
             semantic[:, column] = np.maximum(semantic[:, column], opinions[:, index])
         return np.clip(semantic, 0.0, 1.0)
 
-    def _models_reading(self, texts: Sequence[str], models: int) -> np.ndarray:
-        """``[i, m]``: 1 where model ``m`` of the embedder reads text ``i``'s language."""
+    def _models_reading(
+        self, texts: Sequence[str], passages: Sequence[str], models: int
+    ) -> np.ndarray:
+        """``[i, m]``: 1 where model ``m`` of the embedder reads text ``i`` against the passages,
+        as search reads a question against a notebook (``PairedEmbedder.half_weights``)."""
         weights = getattr(self._embedder, "half_weights", None)
         if weights is None or models == 1:
             return np.ones((len(texts), models), dtype=np.float64)
+        found = Counter(self._languages.detect(one) for one in passages)
+        scope = {language: count / len(passages) for language, count in found.items()}
         return np.array(
-            [[float(one > 0) for one in weights(self._languages.detect(text))] for text in texts],
+            [
+                [float(one > 0) for one in weights(self._languages.detect(text), scope)]
+                for text in texts
+            ],
             dtype=np.float64,
         ).reshape(len(texts), models)
 

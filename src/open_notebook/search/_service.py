@@ -63,11 +63,13 @@ class _Request:
 
 @dataclass(frozen=True, slots=True)
 class _EarlyVectors:
-    """The query vector, and hits from a snapshot that may turn out stale."""
+    """The query vector, and hits from a snapshot that may turn out stale; a pair of models'
+    halves, to weigh them again for another snapshot's languages."""
 
     vector: npt.NDArray[np.float32] | None
     snapshot: VectorSnapshot | None
     hits: list[tuple[str, float]]
+    halves: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]] | None = None
 
 
 class SearchService:
@@ -153,8 +155,10 @@ class SearchService:
         snapshot = await self.snapshots.snapshot(request.notebook_id, stamp)
         vector_hits: list[tuple[str, float]] = []
         vector = early.vector
+        if early.halves is not None and early.snapshot is not snapshot:
+            vector = self._weighted(early.halves, request, snapshot)
         if vector is not None:
-            vector = self._stored_space(snapshot, vector)
+            vector = self._stored_space(snapshot, vector, early.halves)
             vector_hits = (
                 early.hits
                 if early.snapshot is snapshot
@@ -173,11 +177,17 @@ class SearchService:
         hits = hits_from(snapshot.catalog, ranked, lambda text: snippets(text, pattern))
         trained = reads_language(self._embedder, request.query.language)
         # The builder compares the question with sentence vectors of the configured model.
-        current = vector is early.vector
-        return SearchResult(hits, early.vector if trained and current else None)
+        current = vector is not None and vector.shape[0] == self._embedder.dim
+        for_sentences = getattr(self._embedder, "for_sentences", None)
+        if vector is not None and current and for_sentences is not None:
+            vector = for_sentences(vector)
+        return SearchResult(hits, vector if trained and current else None)
 
     def _stored_space(
-        self, snapshot: VectorSnapshot, vector: npt.NDArray[np.float32]
+        self,
+        snapshot: VectorSnapshot,
+        vector: npt.NDArray[np.float32],
+        halves: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]] | None,
     ) -> npt.NDArray[np.float32]:
         """The query's vector in the space of the scope's stored vectors.
 
@@ -191,10 +201,16 @@ class SearchService:
         model = (self._embedder.model_id, self._embedder.dim)
         if len(snapshot.models) == 1 and model not in snapshot.models:
             ((stored, dim),) = snapshot.models
+            models = [getattr(self._embedder, one, None) for one in ("first", "second")]
+            ids = [getattr(one, "model_id", None) for one in models]
             half = getattr(self._embedder, "half", None)
-            part = half(vector, stored) if half is not None else None
+            if halves is not None and stored in ids:
+                # That model's own reading of the question, whatever its language.
+                part: npt.NDArray[np.float32] | None = halves[ids.index(stored)]
+            else:
+                part = half(vector, stored) if half is not None else None
             if part is not None and part.shape[0] == dim:
-                return part  # type: ignore[no-any-return]
+                return part
         snapshot.check_model(*model)
         return vector
 
@@ -202,17 +218,33 @@ class SearchService:
         """Embed the query and search the scope's last loaded snapshot, if it is of this model."""
         if request.mode is SearchMode.TEXT:
             return _EarlyVectors(None, None, [])
-        # A pair of models reads the question with the half trained on its language.
-        in_language = getattr(self._embedder, "embed_in_language", None)
-        vector = (
-            in_language(request.query.embed_text, request.query.language)
-            if in_language is not None
-            else self._embedder.embed_query(request.query.embed_text)
-        )
         loaded = self.snapshots.latest(request.notebook_id)
+        # A pair of models reads the question with the halves its and the notebook's languages
+        # call for (``embeddings/_paired.py``).
+        halves_of = getattr(self._embedder, "embed_halves", None)
+        halves = halves_of(request.query.embed_text) if halves_of is not None else None
+        if halves is not None:
+            vector = self._weighted(halves, request, loaded)
+        else:
+            vector = self._embedder.embed_query(request.query.embed_text)
         if loaded is None or loaded.models != {(self._embedder.model_id, self._embedder.dim)}:
-            return _EarlyVectors(vector, None, [])
-        return _EarlyVectors(vector, loaded, loaded.search(vector, request.pool, request.kinds))
+            return _EarlyVectors(vector, None, [], halves)
+        hits = loaded.search(vector, request.pool, request.kinds)
+        return _EarlyVectors(vector, loaded, hits, halves)
+
+    def _weighted(
+        self,
+        halves: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]],
+        request: _Request,
+        snapshot: VectorSnapshot | None,
+    ) -> npt.NDArray[np.float32]:
+        scope = (
+            None if snapshot is None else self.fusion.scope_languages(request.notebook_id, snapshot)
+        )
+        vector: npt.NDArray[np.float32] = self._embedder.weighted(  # type: ignore[attr-defined]
+            halves, request.query.language, scope or None
+        )
+        return vector
 
     def _request(
         self,
@@ -271,6 +303,7 @@ class SearchService:
                 vector_hits,
                 text_hits,
                 lexical,
+                request.query.language,
             )
         if min_score is not None:
             fused = [(chunk, score) for chunk, score in fused if score >= min_score]

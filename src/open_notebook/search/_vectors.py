@@ -116,12 +116,26 @@ class VectorSnapshot:
         columns = self.catalog.columns
         if columns is None:
             return []
+        return columns.texts.many(self._sample_rows(count))
+
+    def sample_languages(self, count: int) -> list[str]:
+        """The languages of the chunks :meth:`sample_texts` picks."""
+        columns = self.catalog.columns
+        if columns is None:
+            return []
+        return [columns.languages[row] for row in self._sample_rows(count)]
+
+    def _sample_rows(self, count: int) -> list[int]:
+        columns = self.catalog.columns
+        if columns is None:
+            return []
         live = np.flatnonzero(self.alive)
         keys = columns.sample_keys.view(self.count)[live]
         if len(live) > count:
             picked = np.argpartition(keys, count - 1)[:count]
             live, keys = live[picked], keys[picked]
-        return columns.texts.many(live[np.argsort(keys, kind="stable")].tolist())
+        rows: list[int] = live[np.argsort(keys, kind="stable")].tolist()
+        return rows
 
     def _candidates(self, query: Vectors, k: int, live: int) -> npt.NDArray[np.int64]:
         coarse: Any = self.coarse
