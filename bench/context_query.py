@@ -3,7 +3,8 @@
     .venv/bin/python -m bench.context_query [--chunks 50000] [--queries 50] [--budget 800]
 
 One notebook of N chunks: sources whose texts are Cranfield abstracts, cut into chunks of three
-sentences that overlap by one (as ingestion cuts them), each with a random unit 384-d vector (the
+sentences that overlap by one (as ingestion cuts them), each with a random unit vector of
+``--dim`` components (default: the default embedder's, 896: MiniLM and USE side by side; the
 query vector is a noisy copy of a stored one, as in ``bench.search``), and a short note for every
 fiftieth source. Per query, the hybrid search of 50 hits runs once and is timed alone; then the
 context build from those hits (``build_context(..., hits=...)``: reads, passage selection,
@@ -28,11 +29,13 @@ from pathlib import Path
 import numpy as np
 from surrealdb import RecordID
 
+import bench.search as bench_search
 from bench._summary import record
 from bench.search import BenchEmbedder
 from open_notebook.config import Settings
 from open_notebook.context import ContextRequest, build_context, pack_chunks
 from open_notebook.db import open_database
+from open_notebook.embeddings import create_embedder
 from open_notebook.search import SearchMode, SearchService
 from open_notebook.segment import sentences
 from open_notebook.store import SurrealStore
@@ -132,6 +135,9 @@ def _pct(times: list[float], percent: int) -> float:
 
 
 async def main(args: argparse.Namespace) -> None:
+    global DIM  # one width for this run's vectors and its query embedder
+    DIM = args.dim or create_embedder(Settings()).dim
+    bench_search.DIM = DIM
     rng = np.random.default_rng(7)
     matrix = rng.standard_normal((args.chunks, DIM), dtype=np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -195,6 +201,7 @@ def _parse() -> argparse.Namespace:
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--budget", type=int, default=800)
     parser.add_argument("--sentence-vectors", action="store_true")
+    parser.add_argument("--dim", type=int, default=None, help="vector width (default embedder's)")
     return parser.parse_args()
 
 

@@ -3,7 +3,8 @@
     python -m bench.memory [--chunks 200000] [--sources 1000] [--workdir DIR]
 
 Writes one notebook of ``--chunks`` chunks (``--sources`` sources; ~150-word texts of the demo
-corpus's sentences, random unit 384-d vectors labelled with the default embedder's model id, so the
+corpus's sentences, random unit vectors of the default embedder's width (896: MiniLM and USE side by
+side) labelled with its model id, so the
 server searches them with its real model) into an embedded ``surrealkv://`` database with bulk
 INSERTs, starts ``serve`` on it (default settings), and reads the server's resident memory
 (``VmRSS``, and its peak ``VmHWM``) from ``/proc``: at start, after a hybrid search (vector
@@ -42,7 +43,8 @@ from open_notebook.search import SearchService
 from open_notebook.search._matrix import SpilledBlock
 from open_notebook.store import SurrealStore
 
-DIM = 384
+# The default embedder's width and model id (nothing is loaded to read them).
+DIM = create_embedder(Settings()).dim
 BATCH = 500
 WORDS_PER_CHUNK = 150
 

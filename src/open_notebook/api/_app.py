@@ -6,6 +6,7 @@ as tests do); routers stay thin and every error maps to a status in ``api/_error
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -28,6 +29,8 @@ from open_notebook.mcp import MCP_MAX_BODY_BYTES, MCP_PATH, McpHttpEndpoint
 from open_notebook.services import open_services
 from open_notebook.store import Store
 from open_notebook.web import web_routes
+
+log = logging.getLogger(__name__)
 
 # Room for multipart boundaries and part headers around an upload of the maximum size.
 _MULTIPART_OVERHEAD = 64 * 1024
@@ -104,12 +107,31 @@ def _body_limit(settings: Settings) -> Any:
     return limit_for
 
 
+async def _report_older_vectors(state: AppState) -> None:
+    """Say in the log, at start, which stored vectors come from another model than the
+    configured one (a notebook stored before the default changed) and what to run."""
+    models = await state.store.chunks.embedding_models()
+    older = {model: count for model, count in models.items() if model != state.embedder.model_id}
+    if not older:
+        return
+    found = ", ".join(f"{model} ({count} chunks)" for model, count in sorted(older.items()))
+    log.warning(
+        "stored vectors come from %s, the configured embedder is %s: notebooks stored by one "
+        "model of the pair are still searched, with the question read by that model alone; "
+        "re-embed them with `open-notebook rebuild-embeddings` or in the background with "
+        "POST /api/embed/rebuild (needed before adding sources to them)",
+        found,
+        state.embedder.model_id,
+    )
+
+
 def _lifespan(settings: Settings, store: Store | None, embedder: Embedder | None, llm: Any) -> Any:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         services = open_services(settings, AppState, store=store, embedder=embedder, llm=llm)
         async with services as state, AsyncExitStack() as running:
             app.state.open_notebook = state
+            await _report_older_vectors(state)
             try:
                 endpoint: McpHttpEndpoint | None = getattr(app.state, "mcp_endpoint", None)
                 if endpoint is not None:
