@@ -195,3 +195,33 @@ async def test_vectors_of_the_first_model_of_a_pair_are_searched_until_rebuilt(
     other = SearchService(store, PairedEmbedder(FakeEmbedder(16), FakeEmbedder(32)), settings)
     with pytest.raises(EmbeddingModelMismatchError, match="rebuild"):
         await other.search("swept wing lift", notebook_id=nb, mode="vector")
+
+
+async def test_a_question_in_another_language_weighs_bm25_by_what_it_shares(
+    store: Store, settings: Settings, add_source: AddSource
+) -> None:
+    nb = (await store.notebooks.create("en")).id
+    await add_source(
+        "Normans",
+        [
+            "The Normans gave their name to Normandy, a region in the north of France.",
+            "The Duchy of Normandy was ruled by dukes who were vassals of the French king.",
+            "Flutter of a swept wing at transonic speed destroys the wing within seconds.",
+        ],
+        [nb],
+    )
+    service = SearchService(store, FakeEmbedder(64), settings)
+
+    english = await service.search("Which region did the Normans name?", notebook_id=nb)
+    spanish = await service.search(
+        "¿Qué región nombraron los normandos en Francia?", notebook_id=nb
+    )
+
+    same = english[0].scores.weights
+    other = spanish[0].scores.weights
+    assert same is not None and other is not None
+    assert (same.vector, same.bm25) == (0.5, 0.5)  # its own language: as before
+    assert same.feedback
+    assert 0.0 < other.lexical < 0.5
+    assert other.bm25 == pytest.approx(other.lexical / (1.0 + other.lexical))
+    assert not other.feedback  # its best chunks are in another language

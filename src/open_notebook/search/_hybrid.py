@@ -92,12 +92,18 @@ class HybridFusion:
     ) -> tuple[Scored, FusionWeights | None]:
         """The fused list, best first, and the weights used (``None`` for RRF); ``lexical``
         is the share of the query's term weight the text index can match at all, ``language``
-        the query's (feedback runs only on a notebook holding chunks in it, or when unknown)."""
+        the query's: on a notebook holding no chunk in it, the BM25 list weighs by ``lexical``
+        and no feedback runs."""
         if self.method is FusionMethod.RRF:
             lists = [[chunk for chunk, _ in vector_hits], [chunk for chunk, _ in text_hits]]
             return rrf_fuse(lists, k=self._rrf_k, weights=self._rrf_weights), None
         text, vector = query
         evidence = self._evidence(notebook_id, snapshot)
+        elsewhere = bool(language and evidence.languages and not evidence.languages.get(language))
+        if not elsewhere:
+            # A question in the notebook's language: its words the notebook lacks are evidence
+            # for BM25 too (no answer holds them); the lexical share is for other languages.
+            lexical = 1.0
         weights = list_weights(
             self.coverage(text, evidence),
             vector_found=bool(vector_hits),
@@ -107,7 +113,7 @@ class HybridFusion:
         fused = convex_fuse([vector_hits, text_hits], [weights.vector, weights.bm25])
         if not self.feedback or vector is None or weights.vector == 0.0:
             return fused, weights
-        if language and evidence.languages and not evidence.languages.get(language):
+        if elsewhere:
             # The best chunks are in another language than the question: moving toward them
             # moved away from it (squad-es-on-en-paragraphs, nDCG@10 -0.05).
             return fused, weights
