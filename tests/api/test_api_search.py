@@ -44,7 +44,7 @@ async def test_search_finds_the_matching_source(
     weights = hits[0]["scores"]["weights"]
     if mode == "hybrid":
         assert weights["vector"] + weights["bm25"] == pytest.approx(1.0)
-        assert set(weights) == {"vector", "bm25", "coverage", "feedback"}
+        assert set(weights) == {"vector", "bm25", "coverage", "feedback", "lexical"}
     else:
         assert weights is None
 
