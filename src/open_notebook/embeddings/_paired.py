@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 import numpy as np
+import numpy.typing as npt
 
 from open_notebook.embeddings._protocol import (
     Embedder,
@@ -141,6 +142,14 @@ class PairedEmbedder:
         before the pair; USE's for a Spanish one)."""
         scaled: Vectors = (question / _HALF).astype(np.float32)
         return scaled
+
+    def read_columns(self, question: Vectors) -> npt.NDArray[np.bool_]:
+        """The columns of the halves the question holds (a half it was not read by is zero)."""
+        read = np.zeros(self.dim, dtype=bool)
+        split = self.first.dim
+        read[:split] = bool(np.any(question[:split]))
+        read[split:] = bool(np.any(question[split:]))
+        return read
 
     def half(self, vector: Vectors, model_id: str) -> Vectors | None:
         """``vector``'s half of the model ``model_id`` (one of the two), unit length, or

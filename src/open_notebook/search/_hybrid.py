@@ -89,11 +89,13 @@ class HybridFusion:
         text_hits: Scored,
         lexical: float = 1.0,
         language: str | None = None,
+        read: npt.NDArray[np.bool_] | None = None,
     ) -> tuple[Scored, FusionWeights | None]:
         """The fused list, best first, and the weights used (``None`` for RRF); ``lexical``
         is the share of the query's term weight the text index can match at all, ``language``
         the query's: on a notebook holding no chunk in it, the BM25 list weighs by ``lexical``
-        and no feedback runs."""
+        and no feedback runs. ``read``: the columns of the vectors the query was read with (a
+        pair of models' question uses one model's half); feedback moves it within them."""
         if self.method is FusionMethod.RRF:
             lists = [[chunk for chunk, _ in vector_hits], [chunk for chunk, _ in text_hits]]
             return rrf_fuse(lists, k=self._rrf_k, weights=self._rrf_weights), None
@@ -117,7 +119,7 @@ class HybridFusion:
             # The best chunks are in another language than the question: moving toward them
             # moved away from it (squad-es-on-en-paragraphs, nDCG@10 -0.05).
             return fused, weights
-        rescored = _rescored(snapshot, vector, fused, [vector_hits, text_hits])
+        rescored = _rescored(snapshot, vector, fused, [vector_hits, text_hits], read)
         if rescored is None:
             return fused, weights
         fused = convex_fuse([rescored, text_hits], [weights.vector, weights.bm25])
@@ -154,8 +156,11 @@ def _rescored(
     vector: npt.NDArray[np.float32],
     fused: Scored,
     lists: Sequence[Scored],
+    read: npt.NDArray[np.bool_] | None = None,
 ) -> Scored | None:
-    """Both lists' candidates scored by cosine with the feedback vector, best first.
+    """Both lists' candidates scored by cosine with the feedback vector, best first; with
+    ``read``, on those columns alone (each row's part in them scaled to unit length, so an
+    English question read by MiniLM moves and scores exactly as with MiniLM alone).
 
     Only the candidates are scored again (a few hundred dot products), not the whole notebook: a
     second full search would cost as much as the first (~2-3 ms at 50k chunks).
@@ -163,9 +168,22 @@ def _rescored(
     _, top = snapshot.vector_rows([chunk for chunk, _ in fused[:FEEDBACK_HITS]])
     if not top.size:
         return None
-    moved = feedback_vector(vector, snapshot.matrix.take(top))
+    moved = feedback_vector(vector, _within(snapshot.matrix.take(top), read))
     candidates = list(dict.fromkeys(chunk for one in lists for chunk, _ in one))
     known, rows = snapshot.vector_rows(candidates)
-    scores = np.einsum("ij,j->i", snapshot.matrix.take(rows), moved)
+    scores = np.einsum("ij,j->i", _within(snapshot.matrix.take(rows), read), moved)
     order = np.lexsort((np.arange(len(known)), -scores))
     return [(known[index], float(scores[index])) for index in order]
+
+
+def _within(
+    rows: npt.NDArray[np.float32], read: npt.NDArray[np.bool_] | None
+) -> npt.NDArray[np.float32]:
+    """``rows`` on the columns ``read`` alone, each scaled to unit length there (all columns:
+    unchanged)."""
+    if read is None or read.all():
+        return rows
+    kept = np.where(read, rows, np.float32(0.0))
+    norms = np.linalg.norm(kept, axis=1, keepdims=True)
+    unit: npt.NDArray[np.float32] = (kept / np.maximum(norms, np.float32(1e-12))).astype(np.float32)
+    return unit

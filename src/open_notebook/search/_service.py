@@ -183,6 +183,14 @@ class SearchService:
             vector = for_sentences(vector)
         return SearchResult(hits, vector if trained and current else None)
 
+    def _read_columns(self, vector: npt.NDArray[np.float32] | None) -> npt.NDArray[np.bool_] | None:
+        """The columns a pair of models' question was read with (``None``: all of them)."""
+        columns = getattr(self._embedder, "read_columns", None)
+        if vector is None or columns is None or vector.shape[0] != self._embedder.dim:
+            return None
+        read: npt.NDArray[np.bool_] = columns(vector)
+        return read
+
     def _stored_space(
         self,
         snapshot: VectorSnapshot,
@@ -304,6 +312,7 @@ class SearchService:
                 text_hits,
                 lexical,
                 request.query.language,
+                self._read_columns(vector),
             )
         if min_score is not None:
             fused = [(chunk, score) for chunk, score in fused if score >= min_score]
