@@ -234,6 +234,7 @@ class Uncited:
         self.model_id = llm.model_id
         self.context_window = llm.context_window
         self.context_budget = llm.context_budget
+        self.context_words = llm.context_words
 
     def warm_up(self) -> None:
         self._llm.warm_up()

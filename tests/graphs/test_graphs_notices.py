@@ -35,6 +35,7 @@ class NeverAsked:
     model_id = "never-asked"
     context_window = 4096
     context_budget = None
+    context_words = None
 
     def warm_up(self) -> None:
         """Nothing to load."""

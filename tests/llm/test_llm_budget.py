@@ -97,8 +97,12 @@ def test_each_local_model_answers_from_its_own_short_context_by_default(tmp_path
         assert LocalModel(spec, tmp_path).context_budget == spec.context_budget
     budgets = {name: spec.context_budget for name, spec in MODELS.items()}
     assert budgets[LocalModelName.GEMMA_QUOTE] == 600
-    # The writing models answer better from a shorter context: they are measured at it, and get it.
-    assert budgets[LocalModelName.QWEN_05B] == budgets[LocalModelName.QWEN_15B] == 300
+    # The writing models answer better from a shorter context: they are measured at it, and get
+    # it, as words (the tokens are the first build's guess).
+    assert budgets[LocalModelName.QWEN_05B] == budgets[LocalModelName.QWEN_15B] == 200
+    words = {name: LocalModel(spec, tmp_path).context_words for name, spec in MODELS.items()}
+    assert words[LocalModelName.QWEN_05B] == words[LocalModelName.QWEN_15B] == 135
+    assert words[LocalModelName.GEMMA_QUOTE] is None
 
 
 def test_question_that_leaves_no_room_is_refused() -> None:

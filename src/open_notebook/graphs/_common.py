@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
@@ -55,6 +55,8 @@ from open_notebook.llm import (
 from open_notebook.store import Store
 from open_notebook.text import LanguageDetector
 
+# A first build within this share of a words budget's tokens is kept as it is.
+WORDS_SLACK: Final = 0.05
 # (target id, question) -> a build function taking a token budget.
 ContextFactory = Callable[[str, str], ContextBuild]
 CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
@@ -200,17 +202,40 @@ async def build_context(state: ChatState, *, config: RunnableConfig) -> dict[str
             )
         )
 
-    fitted = await fit_context(
-        deps.context(state.target, state.question),
-        lambda payload: number_passages(
-            payload.passages, shown=shown, known=known, order=deps.passage_order
-        ),
-        deps.llm,
-        state.plan.context_budget,
-        request_tokens=request_tokens,
-        limit=deps.llm.context_window - deps.answer_tokens,
-    )
-    return {"context": fitted, "seen": seen_passages(shown, fitted.prompt.sent)}
+    build = deps.context(state.target, state.question)
+
+    async def fitted_to(budget: int) -> FittedContext:
+        return await fit_context(
+            build,
+            lambda payload: number_passages(
+                payload.passages, shown=shown, known=known, order=deps.passage_order
+            ),
+            deps.llm,
+            budget,
+            request_tokens=request_tokens,
+            limit=deps.llm.context_window - deps.answer_tokens,
+        )
+
+    plan = state.plan
+    fitted = await fitted_to(plan.context_budget)
+    words = deps.llm.context_words if state.max_context_tokens is None else None
+    wanted = budget_for_words(fitted, words, plan)
+    if wanted is not None:
+        plan = replace(plan, context_budget=wanted)
+        fitted = await fitted_to(wanted)
+    return {"context": fitted, "seen": seen_passages(shown, fitted.prompt.sent), "plan": plan}
+
+
+def budget_for_words(fitted: FittedContext, words: int | None, plan: TokenPlan) -> int | None:
+    """The budget that holds ``words`` words of context at the tokens per word of ``fitted``
+    (what its language's words cost in the model's tokens), within what the plan leaves free;
+    ``None`` when the model's budget is not in words or the first build is near enough."""
+    written = len(fitted.prompt.text.split())
+    if words is None or written == 0 or fitted.model_tokens == 0:
+        return None
+    free = plan.window - plan.answer_tokens - plan.prompt_tokens - plan.history_tokens
+    wanted = min(round(words * fitted.model_tokens / written), free)
+    return wanted if abs(wanted - plan.context_budget) > WORDS_SLACK * plan.context_budget else None
 
 
 async def check_question_coverage(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:

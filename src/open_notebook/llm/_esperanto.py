@@ -37,6 +37,7 @@ class EsperantoModel:
         self.context_window = context_window
         # A server reads the prompt at its own speed: the window decides.
         self.context_budget: int | None = None
+        self.context_words: int | None = None
         self._counter = counter
 
     def warm_up(self) -> None:

@@ -86,6 +86,7 @@ class LocalModel:
         self.context_window = min(context_window, spec.max_window)
         # The model's own context budget, the one its answers are measured at.
         self.context_budget: int | None = spec.context_budget
+        self.context_words: int | None = spec.context_words
         self._models_dir = models_dir
         self.threads = threads
         # llama.cpp's batch threads, which read the prompt; decoding runs on ``threads``.

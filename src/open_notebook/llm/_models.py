@@ -33,15 +33,16 @@ _STAMP_SUFFIX: Final = ".verified"
 # evidence_in at 400-800 tokens is 0.97-0.99 on squad-long. A model whose answers measure better
 # from a shorter context names its own (``LocalModelSpec.context_budget``, bench/answers.py).
 DEFAULT_CONTEXT_BUDGET: Final = 600
-# The writing Qwen models answer better from 300 tokens of passages than from 600: the best
-# passages with less around them to copy from. The 0.5B on the same 60 + 60 squad-long / squad-es
-# questions, greedy: gold answer in 0.533 / 0.417 of answers against 0.433 / 0.300 at 600, in
-# 0.386 / 0.382 of answer sentences against 0.230 / 0.290, token F1 level (0.184 / 0.154 against
-# 0.185 / 0.159), and its prompt read in half the time. At 200 English answers gain again but a
-# Spanish context often loses the evidence (sent for 11 of 20 squad-es questions against 15 at
-# 300; gold answer in 0 of 20 against 5): a fact takes more tokens in some languages than in
-# English, and one budget serves them all.
-WRITING_CONTEXT_BUDGET: Final = 300
+# The writing Qwen models answer best from a short context: the best passages with little
+# around them to copy from. A budget is words, not tokens: a fact takes more tokens in some
+# languages than in English. The 1.5B on the same 60 questions per set (bench/answers.py,
+# greedy): gold answer in 0.767 of squad-long answers at 200 tokens against 0.717 at 300, and in
+# 0.483 of squad-es answers at 200 against 0.583 at 300 (the evidence sent 0.800 against 0.883).
+# Their contexts take 1.48 and 1.80 tokens a word (labels and numbers included; piaf's 2.05):
+# 135 words are the ~200 tokens English answers best from, and ~245 of Spanish.
+WRITING_CONTEXT_WORDS: Final = 135
+# The first build's budget, before the context's own tokens per word are known.
+WRITING_CONTEXT_BUDGET: Final = 200
 
 
 class Template(StrEnum):
@@ -67,6 +68,8 @@ class LocalModelSpec:
     (:mod:`open_notebook.llm._quotes`) rather than writing the answer. ``context_budget``: the
     context tokens a question gets unless its caller asks for another budget, the budget the
     model's answers are measured at (``bench/answers.py``); a slower model reads less.
+    ``context_words``: that budget as words of context (``None``: tokens as they come); the
+    tokens are then the first build's guess.
     """
 
     name: LocalModelName
@@ -80,6 +83,7 @@ class LocalModelSpec:
     quoting: bool
     max_window: int
     context_budget: int
+    context_words: int | None
     install: str  # what installs the parts, for the error that says they are missing
     provenance: str
 
@@ -132,6 +136,7 @@ MODELS: Final[dict[LocalModelName, LocalModelSpec]] = {
         quoting=False,
         max_window=32_768,
         context_budget=WRITING_CONTEXT_BUDGET,
+        context_words=WRITING_CONTEXT_WORDS,
         install="installed by default",
         provenance=QWEN_PROVENANCE,
     ),
@@ -146,10 +151,8 @@ MODELS: Final[dict[LocalModelName, LocalModelSpec]] = {
         template=Template.CHATML,
         quoting=False,
         max_window=32_768,
-        # Reading the prompt is most of its answer's time (~475 tokens at 300 of context, read at
-        # ~37 tokens/s on 2 cores); its answers at 300 were better than at 400 on 20 + 20
-        # squad-long / squad-es questions (gold answer in 0.650 / 0.650 against 0.650 / 0.550).
         context_budget=WRITING_CONTEXT_BUDGET,
+        context_words=WRITING_CONTEXT_WORDS,
         install="installed by default",
         provenance=QWEN_PROVENANCE,
     ),
@@ -173,6 +176,7 @@ MODELS: Final[dict[LocalModelName, LocalModelSpec]] = {
         quoting=True,
         max_window=32_768,
         context_budget=DEFAULT_CONTEXT_BUDGET,
+        context_words=None,
         install="installed by default",
         provenance="Google Gemma 3 270M (Gemma terms of use), Q4_K_M GGUF split over PyPI packages",
     ),

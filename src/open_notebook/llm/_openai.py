@@ -46,6 +46,7 @@ class OpenAICompatibleModel:
         self.context_window = context_window
         # A server reads the prompt at its own speed: the window decides.
         self.context_budget: int | None = None
+        self.context_words: int | None = None
         self._counter = counter
         self._url = base_url.rstrip("/") + "/chat/completions"
         if not base_url.rstrip("/").endswith("/v1"):

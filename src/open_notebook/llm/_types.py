@@ -31,6 +31,10 @@ class LanguageModel(Protocol):
     # The context a request gets when its caller sets no budget; ``None``: whatever the window
     # leaves. A model that reads its prompt at CPU speed answers in time only from a short one.
     context_budget: int | None
+    # The context a request gets when its caller sets no budget, as a number of words: the
+    # tokens of ``context_budget`` are then only the first build's, and the context is rebuilt
+    # to hold this many words of its own text, however many tokens a word of its language takes.
+    context_words: int | None
 
     def warm_up(self) -> None:
         """Load weights or clients now (blocking); call it in a worker thread."""
