@@ -16,7 +16,7 @@ from open_notebook.context import (
     pack_chunks,
 )
 from open_notebook.context._question.passages import blocks_of, costs_of
-from open_notebook.context._question.sentences import one_edit_apart
+from open_notebook.context._question.sentences import drafts_of, one_edit_apart
 from open_notebook.context._question.value import CHUNK_SHARE, COVERAGE_PIVOT, units_of
 from open_notebook.search import query_terms
 from open_notebook.segment import sentences
@@ -637,3 +637,15 @@ def test_room_that_fits_two_answers_as_sent_holds_both() -> None:
     assert ANSWER in result.rendered
     assert ANSWER_TWO in result.rendered
     assert result.total_tokens == COUNTER.count(result.rendered) <= 45
+
+
+def test_a_heading_is_one_unit_with_the_sentence_it_opens() -> None:
+    text = "# Starters\n\n## Drying a starter\n\nFor travel, dry it on paper. Soak it to revive it."
+    owner = record("dry", "Starters")
+    chunk = RankedChunk(owner, "chunk:0", 0, 0, len(text), text, 1, section=())
+    units = [draft.text for draft in drafts_of([chunk])]
+    # No unit is a heading alone: a heading names words of a question and says nothing itself.
+    assert units == [
+        "# Starters\n\n## Drying a starter\n\nFor travel, dry it on paper.",
+        "Soak it to revive it.",
+    ]

@@ -151,3 +151,37 @@ def test_coverage_counts_every_term_the_index_lacks() -> None:
     one = index.coverage("Normandy zzyzx")
     two = index.coverage("Normandy zzyzx qwxyz")
     assert 0.0 < two < one < 1.0
+
+
+async def test_a_sections_heading_counts_for_its_chunks(
+    store: Store, service: SearchService
+) -> None:
+    """A chunk of a section whose text never says "dense" is found by the heading that does."""
+    nb = (await store.notebooks.create("nb")).id
+    heading = "## Dense crumb"
+    body = (
+        "The most common complaint. Likely causes, from most to least frequent: fermentation "
+        "ended too early, usually because the kitchen or the dough was cold; a weak starter; "
+        "too little gluten development; too much whole grain for the hydration."
+    )
+    later = "Extend the bulk fermentation and judge by the dough rather than by the clock."
+    passing = "My loaves were dense last winter and the kitchen was cold."
+    texts = [f"{heading}\n\n{body}", later, passing]
+    rows, start = [], 0
+    for order, (text, path) in enumerate(zip(texts, [("Dense crumb",)] * 2 + [()], strict=True)):
+        rows.append(
+            ChunkRow(
+                ord=order,
+                text=text,
+                token_count=len(text.split()),
+                char_start=start,
+                char_end=start + len(text),
+                heading_path=path,
+            )
+        )
+        start += len(text) + 1
+    await store.sources.create(
+        NewSource(title="Troubles", full_text="\n".join(texts)), notebook_ids=[nb], chunks=rows
+    )
+    hits = await service.search("dense", notebook_id=nb, mode=SearchMode.TEXT, limit=3)
+    assert {hit.text.split("\n")[0] for hit in hits} == {heading, later, passing}

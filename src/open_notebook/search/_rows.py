@@ -149,6 +149,22 @@ class ChunkColumns:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def indexed_texts(self, rows: Sequence[int]) -> list[str]:
+        """What BM25 reads of ``rows``: each chunk's text, then its section's heading once more.
+
+        A heading names what its section is about in a few words ("Dense, tight crumb"), where
+        the section's own text may not repeat them; as one more line of a long chunk they counted
+        for as little as a passing mention, and a short chunk on something else outranked the
+        section a question names (titles weigh more in BM25F for the same reason). A chunk of a
+        section's second half gets the heading its first half opens with.
+        """
+        return [
+            f"{text}\n{headings[-1]}" if headings else text
+            for text, headings in zip(
+                self.texts.many(rows), (self.headings[row] for row in rows), strict=True
+            )
+        ]
+
     def extend(self, chunks: ScopeChunks) -> range:
         """Append the chunks; return their rows."""
         first = len(self.ids)

@@ -81,7 +81,9 @@ class Scope:
             if self._text is not None:
                 languages = self.columns.languages
                 self._text.remove(
-                    leaving, self.columns.texts.many(leaving), [languages[row] for row in leaving]
+                    leaving,
+                    self.columns.indexed_texts(leaving),
+                    [languages[row] for row in leaving],
                 )
             self.dead += len(leaving)
         rows = self.columns.extend(chunks)
@@ -89,7 +91,7 @@ class Scope:
         self._vectors.extend(chunks.vectors, chunks.models)
         if self._text is not None:
             languages = self.columns.languages[rows.start : rows.stop]
-            self._text.add(rows, chunks.texts, self._alive.view(), languages)
+            self._text.add(rows, self.columns.indexed_texts(rows), self._alive.view(), languages)
         for root, row in zip(chunks.roots, rows, strict=True):
             self._rows_of.setdefault(root, []).append(row)
         # Shared by every snapshot: only a note's title changes, and an older snapshot may show
@@ -146,7 +148,7 @@ def index_text(snapshot: VectorSnapshot) -> TextIndex:
         for start in range(0, len(live), _INDEX_BATCH):
             rows = live[start : start + _INDEX_BATCH]
             languages = [columns.languages[row] for row in rows]
-            index.add(rows, columns.texts.many(rows), snapshot.alive, languages)
+            index.add(rows, columns.indexed_texts(rows), snapshot.alive, languages)
     return index
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
@@ -18,12 +18,13 @@ from open_notebook.search._fusion import DEFAULT_RRF_K
 from open_notebook.search._highlight import snippets, term_pattern
 from open_notebook.search._hits import RankedId, hits_from
 from open_notebook.search._hybrid import HybridFusion
+from open_notebook.search._parts import merge_parts
 from open_notebook.search._query import PreparedQuery, prepare_query
 from open_notebook.search._snapshots import SnapshotCache
 from open_notebook.search._types import HitScores, HitType, SearchHit, SearchMode, SearchResult
 from open_notebook.search._vectors import VectorSnapshot
 from open_notebook.store import Store
-from open_notebook.text import DEFAULT_LANGUAGE, LanguageDetector
+from open_notebook.text import DEFAULT_LANGUAGE, LanguageDetector, question_parts
 
 MAX_LIMIT = 1000
 # Highlight terms come from the start of a huge query only (the regex stays small).
@@ -141,8 +142,28 @@ class SearchService:
         types: Collection[HitType | str] = ALL_TYPES,
     ) -> SearchResult:
         """:meth:`search`'s hits, with the query's vector it embedded when the query's detected
-        language is one the embedder declares it was trained on (see :class:`SearchResult`)."""
+        language is one the embedder declares it was trained on (see :class:`SearchResult`).
+
+        A hybrid search of a question that asks several things also searches each part and
+        merges the lists (:mod:`open_notebook.search._parts`); the vector is the whole's."""
         request = self._request(query, notebook_id, mode, limit, types)
+        parts = question_parts(request.query.text, request.query.language)
+        whole = await self._search_one(request, min_score)
+        if request.mode is not SearchMode.HYBRID or len(parts) < 2:
+            return whole
+        found = [
+            await self._search_one(replace(request, query=self._part(part, request)), min_score)
+            for part in parts
+        ]
+        hits = merge_parts(whole.hits, [one.hits for one in found], request.limit)
+        return SearchResult(hits, whole.question_vector)
+
+    def _part(self, text: str, request: _Request) -> PreparedQuery:
+        return prepare_query(
+            text, max_tokens=self._embedder.max_tokens, language=request.query.language
+        )
+
+    async def _search_one(self, request: _Request, min_score: float | None) -> SearchResult:
         # The stamp's round trip (the only one) runs while this thread embeds the query and
         # searches the snapshot loaded last; a changed stamp means a reload and a new search.
         stamp_read = asyncio.ensure_future(self._store.scopes.stamp(request.notebook_id))

@@ -18,6 +18,7 @@ from open_notebook.text._analyze import (
 )
 from open_notebook.text._detect import LanguageDetector, load_cld2, stop_word_vote
 from open_notebook.text._languages import STEMMERS, UNKNOWN, normalized, stop_words
+from open_notebook.text._questions import question_parts
 from open_notebook.text._scripts import (
     INDIC,
     LATIN_ONLY,
@@ -50,6 +51,7 @@ __all__ = [
     "normalized",
     "normalized_words",
     "query_terms",
+    "question_parts",
     "readable_share",
     "script_letters",
     "stop_word_vote",

@@ -16,6 +16,7 @@ Search keeps exact terms; only the choice of sentences within what search found 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -123,7 +124,24 @@ def _segments(chunks: Sequence[RankedChunk]) -> list[_Segment]:
 
 
 def _spans(segment: _Segment) -> list[tuple[int, int]]:
-    return [(segment.start + a, segment.start + b) for a, b in sentences(segment.text)]
+    """The segment's sentences; a Markdown heading line is one with the sentence after it.
+
+    A heading names its section in a few of the question's words and says nothing itself: on
+    its own it was chosen for those words ("Drying a starter for the long term" for a question
+    on reviving one) and sent as a passage with no statement in it."""
+    found = sentences(segment.text)
+    spans: list[tuple[int, int]] = []
+    for start, end in found:
+        if spans and _HEADING.search(segment.text, spans[-1][0], spans[-1][1]):
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+    return [(segment.start + a, segment.start + b) for a, b in spans]
+
+
+# A unit that ends in a Markdown heading line (the chunker keeps a section's heading with its
+# text; a title and the first section's heading follow each other).
+_HEADING: Final = re.compile(r"(?:\A|\n)#{1,6}[ \t]+[^\n]*\Z")
 
 
 @dataclass(slots=True)

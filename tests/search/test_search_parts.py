@@ -1,0 +1,63 @@
+"""A question that asks two things: each part's best chunk stands as high as the whole's."""
+
+from __future__ import annotations
+
+from search_support import AddSource
+
+from open_notebook.search import HitScores, HitType, SearchHit, SearchService
+from open_notebook.search._parts import merge_parts
+from open_notebook.store import Store
+
+
+def _hit(chunk: str, fused: float) -> SearchHit:
+    return SearchHit(
+        id=chunk,
+        kind=HitType.SOURCE,
+        parent_id="source:s",
+        source_id="source:s",
+        parent_title="",
+        text=chunk,
+        char_start=0,
+        char_end=1,
+        ord=0,
+        scores=HitScores(fused=fused),
+        rank=0,
+    )
+
+
+def test_lists_merge_on_their_own_scales() -> None:
+    whole = [_hit("a", 1.0), _hit("b", 0.5)]
+    part = [_hit("c", 0.8), _hit("b", 0.2)]
+    merged = merge_parts(whole, [part], limit=10)
+    # c leads its part's list, so it stands with the whole's best; b keeps its better standing.
+    assert [(one.id, round(one.scores.fused, 3), one.rank) for one in merged] == [
+        ("a", 1.0, 1),
+        ("c", 1.0, 2),
+        ("b", 0.5, 3),
+    ]
+    assert len(merge_parts(whole, [part], limit=2)) == 2
+
+
+async def test_each_parts_best_chunk_stands_among_the_first_of_the_question(
+    store: Store, service: SearchService, add_source: AddSource
+) -> None:
+    notebook = (await store.notebooks.create("Bread")).id
+    texts = [
+        "Temperature speeds up fermentation: warm dough ferments faster than cold dough.",
+        "Warm dough and cold dough both ferment; temperature and fermentation go together.",
+        "Fermentation in warm dough and in cold dough follows temperature closely.",
+        "Temperature and fermentation: cold slows it, warm speeds it.",
+        "A gummy crumb comes from underbaking the loaf.",
+        "Scoring the loaf lets it open in the oven.",
+    ]
+    await add_source("Fermentation", texts, [notebook])
+    first = "How does temperature affect fermentation"
+    second = "why is the crumb of my loaf gummy?"
+    question = f"{first}, and {second}"
+    tops = [
+        (await service.search(part, notebook_id=notebook, limit=1))[0].id
+        for part in (first, second)
+    ]
+    hits = await service.search(question, notebook_id=notebook, limit=3)
+    assert set(tops) <= {hit.id for hit in hits}
+    assert [hit.rank for hit in hits] == [1, 2, 3]
