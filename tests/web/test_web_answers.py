@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 from web_support import DESKTOP, PHONE, Served, Watched, serve, watch
 
 pytestmark = pytest.mark.slow
@@ -270,6 +270,20 @@ def test_the_rebuild_bar_moves_as_the_records_are_re_embedded(
             }).observe(document.getElementById('rebuild-status'), {childList: true, subtree: true});
         }"""
     )
+    # The page shows what the server reports as it polls. A library this small is re-embedded
+    # within one poll with the fake embedder, so the first polls are answered as the server
+    # answers part-way through a larger one (the steps themselves: tests/ingest); the rest reach
+    # the real job.
+    part_way = [{"done": 3, "total": 12}, {"done": 7, "total": 12}]
+
+    def part_way_then_real(route: Route) -> None:
+        if route.request.method != "GET" or not part_way:
+            route.continue_()
+            return
+        job = route.fetch().json()
+        route.fulfill(json={**job, "status": "running", **part_way.pop(0)})
+
+    page.route("**/api/embed/rebuild", part_way_then_real)
     page.click("#rebuild-start")
     expect(page.locator("#rebuild-status")).to_contain_text("Rebuilt", timeout=120_000)
     fractions = page.evaluate("() => window.__fractions")
