@@ -64,7 +64,7 @@ def test_ask_streams_the_answer_then_its_sentences_marks_and_quoted_passages(
     assert "✗ The moon is made of cheese. [4?] (unsupported)" in out
     # The cited passage, quoted under the answer with where it comes from.
     assert f"[1] Cold · {source_id} #c0 · passage 1 of the context · chars" in out
-    assert "“A cold kitchen slows fermentation and makes dense bread.”" in out
+    assert "“Cold: A cold kitchen slows fermentation and makes dense bread.”" in out
     assert "does not" not in out  # the notebook covers the question: no notice
 
 

@@ -33,6 +33,7 @@ from open_notebook.llm import (
     NumberedPassage,
     SupportStatus,
     create_language_model,
+    plain_headings,
     reading_marks,
 )
 
@@ -186,7 +187,7 @@ def _passage_lines(passage: NumberedPassage, mark: int | None) -> str:
     """A quoted passage under its reading-order mark (context number beside it), or without a
     mark when it is offered as nearest to an uncovered question."""
     where = f"{passage.record_id} {passage.handle[len(passage.record_id) :]}".strip()
-    quoted = " ".join(passage.text.split())
+    quoted = " ".join(plain_headings(passage.text).split())
     head = f"[bold][{mark}][/] " if mark is not None else "- "
     return (
         f"{head}{escape(passage.title)} [dim]· {escape(where)} · passage {passage.number} of "

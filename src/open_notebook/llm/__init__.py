@@ -43,7 +43,12 @@ from open_notebook.llm._models import (
     verify_model_file,
 )
 from open_notebook.llm._openai import OpenAICompatibleModel
-from open_notebook.llm._passages import NumberedPassage, PromptContext, number_passages
+from open_notebook.llm._passages import (
+    NumberedPassage,
+    PromptContext,
+    number_passages,
+    plain_headings,
+)
 from open_notebook.llm._quotes import (
     Quotable,
     Quote,
@@ -105,6 +110,7 @@ __all__ = [
     "marked_sentences",
     "model_spec",
     "number_passages",
+    "plain_headings",
     "numbers_in",
     "parse_citations",
     "parse_marks",

@@ -188,8 +188,13 @@ def closed(text: str, number: int) -> str:
     read after it: with the number only before each passage, that was the next passage's (the
     1.5B's own mark was right on 0.700 of 60 squad-long answers, 0.833 with the number at both
     ends and 0.733 with it after the text only; bench/answers.py, same questions)."""
-    plain = _HEADING.sub(_heading_line, text.strip())
-    return f"{plain} [{number}]"
+    return f"{plain_headings(text)} [{number}]"
+
+
+def plain_headings(text: str) -> str:
+    """``text`` with each Markdown heading line read as a plain label (``Cold:``): how a reader
+    is shown a passage the builder sent with its section's heading."""
+    return _HEADING.sub(_heading_line, text.strip())
 
 
 # A Markdown heading line of a source (the chunker keeps a section's heading with its text).
