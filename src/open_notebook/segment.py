@@ -69,6 +69,9 @@ def _continues(text: str, mark: re.Match[str], stop: int) -> bool:
         return len(before) == 2 and _latin_letter(before[1]) and not before[0].isalpha()
     index = mark.end()
     if mark.group() == "\n":
+        # A list item's next line is indented under its text: the sentence goes on there too.
+        while index < stop and text[index] in " \t":
+            index += 1
         return index < stop and text[index].islower() and _line_goes_on(text, mark.start())
     while index < stop and text[index] in " \t":
         index += 1
@@ -85,12 +88,20 @@ def _continues(text: str, mark: re.Match[str], stop: int) -> bool:
     if ending != ".":
         return False
     word = _word_before(text, mark.start())
+    if _enumerator(text, mark.start()):
+        return True
     if following.isupper() and _INITIAL.fullmatch(word) is not None and word.isupper():
         return True
     folded = word.casefold()
     if folded in _TITLES and (following.isupper() or following.isdigit()):
         return True
     return folded in _REFERENCES and (following.isdigit() or following == "(")
+
+
+def _enumerator(text: str, end: int) -> bool:
+    """A numbered list item's number (``1.`` opening its line): the item's text follows."""
+    number = text[text.rfind("\n", 0, end) + 1 : end].strip()
+    return number.isdigit() and len(number) <= 3
 
 
 def _line_goes_on(text: str, end: int) -> bool:
