@@ -1,8 +1,8 @@
 """The coverage gate's two errors, on the long-document sets: a question refused although its
 context holds the evidence (a false refusal), and a question answered by a notebook that lacks
-its article (a false cover; an article is the documents of one title).
+its article (a false cover).
 
-Each set's articles are ingested once (real ingest, the default embedder, SurrealDB in memory)
+Each set's articles are ingested once (real ingest, int8 MiniLM, embedded SurrealDB in memory)
 into one notebook holding them all, and, for every article, one notebook holding all the others.
 Every question is asked twice through the product's chat path (:func:`ask_notebook`): of the
 whole notebook (where the evidence is) and of the notebook without its article (where, in sets of
@@ -61,24 +61,13 @@ class GateTally:
 
 
 async def without_each_article(store: Store, corpus: Corpus) -> dict[str, str]:
-    """Document id -> a notebook holding every other article of the set.
-
-    An article is the documents of one title: in a set of paragraphs (``Normans#p0``,
-    ``Normans#p1``, ...) a notebook without one paragraph still holds its article's others,
-    which often answer the question too, so it would measure nothing off-topic. In a set of
-    whole articles each title is one document.
-    """
-    title_of = {one.id: one.title or one.id for one in corpus.dataset.documents}
+    """Document id -> a notebook holding every other article of the set."""
     notebooks: dict[str, str] = {}
-    for title in sorted({title_of[one] for one in corpus.source_of}):
-        others = [
-            source for document, source in corpus.source_of.items() if title_of[document] != title
-        ]
-        notebook = await store.notebooks.create(f"without {title}")
+    for document, source in sorted(corpus.source_of.items()):
+        others = [one for one in corpus.source_of.values() if one != source]
+        notebook = await store.notebooks.create(f"without {document}")
         await store.notebooks.link_sources(notebook.id, others)
-        for document in corpus.source_of:
-            if title_of[document] == title:
-                notebooks[document] = notebook.id
+        notebooks[document] = notebook.id
     return notebooks
 
 

@@ -23,8 +23,12 @@ from open_notebook.llm import (
     check_coverage,
     numbers_in,
 )
-from open_notebook.llm._scale import ANSWER_LEVEL, scale_texts
-from open_notebook.llm._support import SUPPORT_BAR
+from open_notebook.llm._support import (
+    ANSWER_LEVEL,
+    ANSWER_QUESTIONS,
+    NULL_SENTENCES,
+    SUPPORT_BAR,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -190,7 +194,7 @@ def test_two_parts_with_a_number_each_are_covered_by_the_passages_nearest_them(
     assert {one.number for one in check.nearest[:2]} == {2, 4}
 
 
-def test_the_scale_sentences_are_embedded_once_per_embedder(
+def test_the_scale_sentences_are_embedded_once_per_scorer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     embedder = OnnxMiniLMEmbedder.int8(tmp_path, threads=1)
@@ -202,12 +206,10 @@ def test_the_scale_sentences_are_embedded_once_per_embedder(
         return embed(texts)
 
     monkeypatch.setattr(embedder, "embed_documents", counted)
-    # A turn builds a new scorer; the embedder's scale is measured once all the same.
-    first = SupportScorer(embedder).score(["How fast does a ripe starter double?"], [STARTER, OVEN])
-    second = SupportScorer(embedder).score(
-        ["How fast does a ripe starter double?"], [STARTER, OVEN]
-    )
-    assert sum(batch == scale_texts() for batch in batches) == 1
+    scorer = SupportScorer(embedder)
+    first = scorer.score(["How fast does a ripe starter double?"], [STARTER, OVEN])
+    second = scorer.score(["How fast does a ripe starter double?"], [STARTER, OVEN])
+    assert sum(batch == [*NULL_SENTENCES, *ANSWER_QUESTIONS] for batch in batches) == 1
     assert (first.semantic == second.semantic).all()
 
 
@@ -237,8 +239,7 @@ SPANISH = (
 
 def test_use_covers_a_question_with_its_answer_passage_and_not_an_unrelated_one() -> None:
     # USE puts a question and its answer lower on its own scale than MiniLM does (0.54 against
-    # 0.73 on the English scale sentences); read on MiniLM's scale, these covered questions fell
-    # below the bar.
+    # 0.73 on ANSWER_QUESTIONS); read on MiniLM's scale, these covered questions fell below the bar.
     embedder = UseEmbedder()
     scorer = SupportScorer(embedder)
     for question, passages in (

@@ -6,13 +6,12 @@
   analysis (:mod:`open_notebook.text`: stems and stop words of the passages' languages, CJK
   characters and their 2-grams). Texts and passages are read in every language detected among
   them (the union of its terms), so an answer is read the way its passages are;
-* **semantic**: the best cosine between the text and one of the passage's sentences, read on the
-  model's own scale (:mod:`open_notebook.llm._scale`): above what it gives unrelated texts, as
-  a share of what it gives a question and its answer, each level measured within one language
-  or across two as the text and the passage are (a model that meets languages puts a Spanish
-  question further from its English answer than from its Spanish one). It counts only for the
-  share of the letters in scripts the embedder reads (MiniLM reads Latin script; a Chinese text
-  gets its lexical opinion alone, as hybrid search gives such a query no vector weight).
+* **semantic**: the best cosine between the text and one of the passage's sentences, measured
+  above what the embedder gives unrelated texts (``(cos - null) / (1 - null)``, clipped; the
+  null is the mean cosine of a fixed set of mutually unrelated sentences, so an embedder whose
+  cosines all sit near 0.8 is read on its own scale). It counts only for the share of the
+  letters in scripts the embedder reads (MiniLM reads Latin script; a Chinese text gets its
+  lexical opinion alone, as hybrid search gives such a query no vector weight).
 
 Words are compared only within one language: a question in Spanish about English passages
 shares their names and numbers but none of their other words, so between texts of two languages
@@ -43,21 +42,51 @@ import numpy as np
 
 from open_notebook.embeddings import Embedder, readable_scripts
 from open_notebook.errors import ModelError
-from open_notebook.llm._scale import ModelScale, embedder_scale
 from open_notebook.segment import sentences
 from open_notebook.text import LanguageDetector, TextTerms, readable_share, script_letters
 
 log = logging.getLogger(__name__)
 
 SUPPORT_BAR: Final = 0.5
-# Digits with thousands separators or a decimal part; "10th" holds the number 10. Two or more
-# groups of three digits after dots are thousands as Spanish, German or Italian write them
-# (22.680.010 is the 22,680,010 of an English passage), the decimal part then after a comma; a
-# single group (3.500) is left as the decimal it is in English.
-_NUMBER: Final = re.compile(
-    r"(?<![\d.,])\d{1,3}(?:\.\d{3}){2,}(?:,\d+)?(?!\d|\.\d)"
-    r"|(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+# Mutually unrelated sentences: their mean pairwise cosine is the embedder's "unrelated" level.
+NULL_SENTENCES: Final = (
+    "The train to the coast leaves every morning at seven.",
+    "Add two cups of flour and stir until the dough is smooth.",
+    "The committee approved the budget after a long debate.",
+    "Whales communicate over long distances with low sounds.",
+    "She painted the old fence a bright shade of blue.",
+    "The software update fixes a bug in the login screen.",
+    "Heavy rain flooded the valley roads overnight.",
+    "The museum opens a new exhibition on ancient coins.",
+    "He practises the violin for an hour every evening.",
+    "Interest rates rose for the third time this year.",
+    "The goalkeeper saved a penalty in the final minute.",
+    "Tomatoes grow best in warm, sunny soil.",
 )
+# Questions, the i-th answered by the i-th null sentence (written for this scale, from no data
+# set): the embedder's mean cosine of the pairs is its level for "a question and its answer".
+ANSWER_QUESTIONS: Final = (
+    "When does the train to the coast leave?",
+    "How much flour goes into the dough?",
+    "What did the committee decide about the budget?",
+    "How do whales communicate over long distances?",
+    "What colour did she paint the fence?",
+    "What does the software update fix?",
+    "What flooded the valley roads?",
+    "What is the museum's new exhibition about?",
+    "How long does he practise the violin?",
+    "How many times have interest rates risen this year?",
+    "When did the goalkeeper save the penalty?",
+    "In what soil do tomatoes grow best?",
+)
+# MiniLM's opinion of those pairs on the scale the support bar was set on, (cos - null) /
+# (1 - null). Every embedder's opinions are stretched so that its answer level reads as this:
+# USE multilingual puts a question nearer its null than MiniLM does, even against its answer
+# (0.54 on these pairs), so on MiniLM's scale its coverage gate would refuse 0.10-0.39 of the
+# questions whose evidence is in the context (bench/coverage.py).
+ANSWER_LEVEL: Final = 0.7255
+# Digits with thousands separators or a decimal part; "10th" holds the number 10.
+_NUMBER: Final = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 
 
 def numbers_in(text: str) -> frozenset[str]:
@@ -65,10 +94,7 @@ def numbers_in(text: str) -> frozenset[str]:
     folded = unicodedata.normalize("NFKC", text)
     found: set[str] = set()
     for match in _NUMBER.finditer(folded):
-        value = match.group()
-        if value.count(".") > 1:
-            value = value.replace(".", "").replace(",", ".")
-        value = value.replace(",", "")
+        value = match.group().replace(",", "")
         if "." in value:
             value = value.rstrip("0").rstrip(".") or "0"
         found.add(value.lstrip("0") or "0")
@@ -113,6 +139,9 @@ class SupportScorer:
         self._scripts = readable_scripts(embedder) if embedder is not None else None
         self._languages = LanguageDetector()
         self._terms = TextTerms()
+        self._scale: tuple[float, float] | None = None
+        # Per model of the embedder (one, or two side by side): its columns and its levels.
+        self._halves: list[tuple[slice, float, float]] | None = None
 
     def read_in(self, texts: Sequence[str]) -> None:
         """Read the terms of what follows in the languages of ``texts`` (a turn's passages and
@@ -149,12 +178,12 @@ class SupportScorer:
                 if wanted:
                     lexical[row, column] = len(wanted & found) / len(wanted)
                 allowed[row, column] = needed <= passage_numbers[column]
-        words = self._same_language(texts, passages)
-        semantic = self._semantic(texts, passages, words)
+        semantic = self._semantic(texts, passages)
         weight = np.array(
             [[self._readable(text) * self._readable(one) for one in passages] for text in texts],
             dtype=np.float64,
         ).reshape(shape)
+        words = self._same_language(texts, passages)
         scores = np.where(allowed, _combined(weight, semantic, lexical, words), 0.0)
         return SupportMatrix(scores, lexical, semantic)
 
@@ -193,13 +222,7 @@ class SupportScorer:
         words = float(self._same_language([text], ["\n".join(chosen)])[0, 0])
         return float(_combined(weight, semantic, lexical, words))
 
-    def _semantic(
-        self, texts: Sequence[str], passages: Sequence[str], same: np.ndarray
-    ) -> np.ndarray:
-        """The best opinion of each text on one of each passage's sentences: each model's on
-        its own scale, within one language where ``same`` (the text and the passage are in one
-        language, or either's is unknown) is 1, across languages elsewhere; a text's opinion is
-        the mean of its language's models'."""
+    def _semantic(self, texts: Sequence[str], passages: Sequence[str]) -> np.ndarray:
         shape = (len(texts), len(passages))
         if self._embedder is None or not texts or not passages:
             return np.zeros(shape, dtype=np.float64)
@@ -210,7 +233,7 @@ class SupportScorer:
                 pieces.append(passage[start:end])
                 owner.append(column)
         try:
-            models = self._model_scales(self._embedder)
+            halves = self._model_halves(self._embedder)
             vectors = self._embedder.embed_documents([*texts, *pieces])
         except ModelError:
             log.warning("the embedder failed; support is judged by shared words alone")
@@ -218,13 +241,12 @@ class SupportScorer:
         matrix = np.asarray(vectors, dtype=np.float64)
         text_vectors = matrix[: len(texts)]
         piece_vectors = matrix[len(texts) :]
-        within = same[:, owner].astype(bool)
-        reads = self._models_reading(texts, passages, len(models))
+        # Each model's opinion on its own scale; a text's is the mean of its language's models'.
+        reads = self._models_reading(texts, passages, len(halves))
         opinions = np.zeros((len(texts), len(pieces)), dtype=np.float64)
-        for model, scale in enumerate(models):
-            columns = scale.columns
+        for model, (columns, null, answer) in enumerate(halves):
             cosines = _unit(text_vectors[:, columns]) @ _unit(piece_vectors[:, columns]).T
-            scaled = np.where(within, scale.within.opinion(cosines), scale.across.opinion(cosines))
+            scaled = ANSWER_LEVEL * (cosines - null) / max(answer - null, 1e-6)
             opinions += reads[:, model : model + 1] * scaled
         opinions /= np.maximum(reads.sum(axis=1, keepdims=True), 1.0)
         semantic = np.zeros(shape, dtype=np.float64)
@@ -250,20 +272,50 @@ class SupportScorer:
             dtype=np.float64,
         ).reshape(len(texts), models)
 
-    def _model_scales(self, embedder: Embedder) -> tuple[ModelScale, ...]:
-        """Each model's columns of the embedder's vectors and its levels (one model unless the
-        embedder pairs two), measured once per embedder (:mod:`open_notebook.llm._scale`)."""
-        return embedder_scale(embedder).models
+    def _model_halves(self, embedder: Embedder) -> list[tuple[slice, float, float]]:
+        """Each model's columns of the embedder's vectors, with its unrelated and answer levels
+        (one model unless the embedder pairs two)."""
+        if self._halves is None:
+            first = getattr(embedder, "first", None)
+            if getattr(embedder, "half_weights", None) is not None and first is not None:
+                split = int(first.dim)
+                parts = [slice(0, split), slice(split, embedder.dim)]
+            else:
+                parts = [slice(0, embedder.dim)]
+            texts = [*NULL_SENTENCES, *ANSWER_QUESTIONS]
+            vectors = np.asarray(embedder.embed_documents(texts), dtype=np.float64)
+            self._halves = [(part, *_levels_of(vectors[:, part])) for part in parts]
+        return self._halves
 
     def levels(self) -> tuple[float, float] | None:
-        """The embedder's unrelated and answer levels read as one model on the English scale
-        sentences; None without one."""
-        if self._embedder is None:
-            return None
-        whole = embedder_scale(self._embedder).whole
-        return whole.null, whole.answer
+        """The embedder's unrelated and answer levels (see :meth:`_levels`); None without one."""
+        return None if self._embedder is None else self._levels(self._embedder)
+
+    def _levels(self, embedder: Embedder) -> tuple[float, float]:
+        """The embedder's unrelated level (the mean pairwise cosine of :data:`NULL_SENTENCES`)
+        and its answer level (the mean cosine of each of :data:`ANSWER_QUESTIONS` and its null
+        sentence), embedded once per scorer (an ask scores its question's coverage and then its
+        answer's sentences)."""
+        if self._scale is None:
+            texts = [*NULL_SENTENCES, *ANSWER_QUESTIONS]
+            vectors = np.asarray(embedder.embed_documents(texts), dtype=np.float64)
+            self._scale = _levels_of(vectors)
+        return self._scale
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     return np.asarray(rows / np.maximum(norms, 1e-12), dtype=np.float64)
+
+
+def _levels_of(vectors: np.ndarray) -> tuple[float, float]:
+    """The unrelated level (mean pairwise cosine of the null sentences) and the answer level
+    (mean cosine of each answer question and its null sentence) of the rows of
+    ``[*NULL_SENTENCES, *ANSWER_QUESTIONS]``."""
+    rows = _unit(vectors)
+    count = len(NULL_SENTENCES)
+    nulls, questions = rows[:count], rows[count:]
+    pairs = nulls @ nulls.T
+    null = float((pairs.sum() - np.trace(pairs)) / (count * (count - 1)))
+    answer = float(np.mean(np.sum(questions * nulls, axis=1)))
+    return null, answer
