@@ -11,6 +11,7 @@ import pytest
 from llama_support import LlamaCppServer, start_llama_server
 from open_notebook.config import LocalModelName, Settings
 from open_notebook.db import open_database
+from open_notebook.embeddings import OnnxMiniLMEmbedder, PairedEmbedder, UseEmbedder
 from open_notebook.llm import LocalModel, model_spec
 from open_notebook.store import Store, SurrealStore
 
@@ -31,6 +32,16 @@ def default_model(tmp_path_factory: pytest.TempPathFactory) -> LocalModel:
     model = LocalModel(spec, tmp_path_factory.getbasetemp() / "gemma-models", context_window=2048)
     model.warm_up()
     return model
+
+
+@pytest.fixture(scope="session")
+def paired_embedder(tmp_path_factory: pytest.TempPathFactory) -> PairedEmbedder:
+    """The default embedder (MiniLM int8 and USE multilingual side by side, as
+    ``create_embedder`` makes it), loaded once for the test run; tests only read with it."""
+    models = tmp_path_factory.getbasetemp() / "paired-models"
+    embedder = PairedEmbedder(OnnxMiniLMEmbedder.int8(models), UseEmbedder())
+    embedder.warm_up()
+    return embedder
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ import pytest
 
 from open_notebook.config import EmbeddingProvider, Settings
 from open_notebook.embeddings import (
-    OnnxMiniLMEmbedder,
     PairedEmbedder,
     UseEmbedder,
     create_embedder,
@@ -27,11 +26,8 @@ OTHER = "The committee approved the new budget for the city's public libraries a
 
 
 @pytest.fixture(scope="module")
-def paired(tmp_path_factory: pytest.TempPathFactory) -> PairedEmbedder:
-    models = tmp_path_factory.mktemp("models")
-    embedder = PairedEmbedder(OnnxMiniLMEmbedder.int8(models), UseEmbedder())
-    embedder.warm_up()
-    return embedder
+def paired(paired_embedder: PairedEmbedder) -> PairedEmbedder:
+    return paired_embedder
 
 
 def test_the_default_is_the_pair(tmp_path: Path) -> None:

@@ -3,13 +3,11 @@ MiniLM's and USE's readings side by side, from one run of each model."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from open_notebook.config import Settings
-from open_notebook.embeddings import OnnxMiniLMEmbedder, PairedEmbedder, UseEmbedder
+from open_notebook.embeddings import PairedEmbedder
 from open_notebook.ingest._embed import ChunkEmbedder
 from open_notebook.segment import sentences
 
@@ -27,11 +25,10 @@ CHINESE = "长江是亚洲最长的河流。它流经中国多个省份。"
 
 
 @pytest.fixture(scope="module")
-def chunker(tmp_path_factory: pytest.TempPathFactory) -> ChunkEmbedder:
-    folder = tmp_path_factory.mktemp("data")
-    paired = PairedEmbedder(OnnxMiniLMEmbedder.int8(Path(folder) / "models"), UseEmbedder())
-    paired.warm_up()
-    return ChunkEmbedder(paired, Settings(data_dir=folder))
+def chunker(
+    tmp_path_factory: pytest.TempPathFactory, paired_embedder: PairedEmbedder
+) -> ChunkEmbedder:
+    return ChunkEmbedder(paired_embedder, Settings(data_dir=tmp_path_factory.mktemp("data")))
 
 
 def test_chunks_and_sentences_carry_both_readings(chunker: ChunkEmbedder) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from open_notebook.embeddings import OnnxMiniLMEmbedder, PairedEmbedder, UseEmbedder
+from open_notebook.embeddings import PairedEmbedder
 from open_notebook.llm._coverage import check_coverage
 from open_notebook.llm._passages import NumberedPassage
 from open_notebook.llm._support import SUPPORT_BAR, SupportScorer
@@ -24,12 +24,8 @@ BUDGET = "The city council approved the library budget after a long debate about
 
 
 @pytest.fixture(scope="module")
-def scorer(tmp_path_factory: pytest.TempPathFactory) -> SupportScorer:
-    paired = PairedEmbedder(
-        OnnxMiniLMEmbedder.int8(tmp_path_factory.mktemp("models")), UseEmbedder()
-    )
-    paired.warm_up()
-    return SupportScorer(paired)
+def scorer(paired_embedder: PairedEmbedder) -> SupportScorer:
+    return SupportScorer(paired_embedder)
 
 
 def _passages(*texts: str) -> list[NumberedPassage]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from open_notebook.config import Settings
-from open_notebook.embeddings import Embedder, create_embedder
+from open_notebook.embeddings import PairedEmbedder
 from open_notebook.llm import (
     CitationIndex,
     NumberedPassage,
@@ -29,11 +28,9 @@ BAKED = "The internal temperature of a finished lean sourdough is about 96 to 98
 
 
 @pytest.fixture(scope="module")
-def scorer(tmp_path_factory: pytest.TempPathFactory) -> SupportScorer:
+def scorer(paired_embedder: PairedEmbedder) -> SupportScorer:
     """The default embedder's opinion beside the shared words, as in a chat turn."""
-    embedder: Embedder = create_embedder(Settings(data_dir=tmp_path_factory.mktemp("embedder")))
-    embedder.warm_up()
-    return SupportScorer(embedder)
+    return SupportScorer(paired_embedder)
 
 
 def _passages() -> list[NumberedPassage]:
