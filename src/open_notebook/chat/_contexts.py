@@ -15,7 +15,7 @@ from open_notebook.context import (
 )
 from open_notebook.embeddings import Embedder
 from open_notebook.graphs import ContextBuild, ContextFactory
-from open_notebook.search import SearchService
+from open_notebook.search import SearchResult, SearchService
 from open_notebook.store import Store
 from open_notebook.tokens import TokenCounter
 
@@ -86,6 +86,9 @@ def notebook_context_factory(
     found = searcher
 
     def for_notebook(notebook_id: str, question: str) -> ContextBuild:
+        # A turn may build at two budgets (a model whose budget is in words); it searches once.
+        searched: list[SearchResult] = []
+
         async def build(budget: int) -> ContextPayload:
             request = ContextRequest(
                 notebook_id=notebook_id,
@@ -93,7 +96,21 @@ def notebook_context_factory(
                 budget=budget,
                 counter=counter,
             )
-            return await build_context(request, reader=store.context, searcher=found)
+            if not searched:
+                searched.append(
+                    await found.search_with_vector(
+                        request.query or question,
+                        notebook_id=notebook_id,
+                        mode=request.mode,
+                        limit=request.limit,
+                    )
+                )
+            return await build_context(
+                request,
+                reader=store.context,
+                hits=searched[0].hits,
+                question_vector=searched[0].question_vector,
+            )
 
         return build
 
