@@ -106,7 +106,7 @@ def test_a_number_the_passage_does_not_hold_voids_its_support(scorer: SupportSco
     )
     assert right.status is SupportStatus.SUPPORTED
     assert wrong.status is SupportStatus.UNSUPPORTED and wrong.citations == ()
-    assert numbers_in("In 1,066 and 3.50, the 10th.") == {"1066", "3.5", "10"}
+    assert numbers_in("In 1,066 and 3.50, the 10th.") == {"1066", "1.066", "3.5", "10"}
 
 
 def test_a_mark_at_the_start_of_a_line_belongs_to_the_sentence_it_opens(

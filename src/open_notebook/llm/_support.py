@@ -15,10 +15,16 @@
 
 Words are compared only within one language: a question in Spanish about English passages
 shares their names and numbers but none of their other words, so between texts of two languages
-support is the semantic opinion alone (the meaning, read by a model of both languages). An
-embedder of two models side by side (:class:`~open_notebook.embeddings.PairedEmbedder`) gives
-one opinion per model; a text is read by the models trained on its language (as search reads a
-question), each model on its own scale.
+support is the semantic opinion alone (the meaning, read by a model of both languages). A model
+trained on several languages puts a question farther from its answer in another language than
+in its own (USE multilingual: 0.47 against 0.58 on the scale sentences, in each of seven
+languages about alike, while unrelated texts stay at one level), so between two of its
+languages its opinion is read on its answer level across languages, measured on the scale
+sentences' questions translated (:mod:`open_notebook.llm._scale_sentences`): read on the level
+within one language, half the Spanish questions whose English evidence was in the context were
+refused (bench/coverage.py). An embedder of two models side by side
+(:class:`~open_notebook.embeddings.PairedEmbedder`) gives one opinion per model; a text is read
+by the models trained on its language (as search reads a question), each model on its own scale.
 
 A number of the text (``1,066``, ``3.5``, ``10th``) that the passage does not hold makes the
 passage's support 0: numbers must match exactly, as numbers.
@@ -40,65 +46,74 @@ from typing import Final
 
 import numpy as np
 
-from open_notebook.embeddings import Embedder, readable_scripts
+from open_notebook.embeddings import Embedder, readable_scripts, trained_languages
 from open_notebook.errors import ModelError
+from open_notebook.llm._scale_sentences import (
+    ANSWER_QUESTIONS,
+    NULL_SENTENCES,
+    TRANSLATED_QUESTIONS,
+)
 from open_notebook.segment import sentences
 from open_notebook.text import LanguageDetector, TextTerms, readable_share, script_letters
 
 log = logging.getLogger(__name__)
 
 SUPPORT_BAR: Final = 0.5
-# Mutually unrelated sentences: their mean pairwise cosine is the embedder's "unrelated" level.
-NULL_SENTENCES: Final = (
-    "The train to the coast leaves every morning at seven.",
-    "Add two cups of flour and stir until the dough is smooth.",
-    "The committee approved the budget after a long debate.",
-    "Whales communicate over long distances with low sounds.",
-    "She painted the old fence a bright shade of blue.",
-    "The software update fixes a bug in the login screen.",
-    "Heavy rain flooded the valley roads overnight.",
-    "The museum opens a new exhibition on ancient coins.",
-    "He practises the violin for an hour every evening.",
-    "Interest rates rose for the third time this year.",
-    "The goalkeeper saved a penalty in the final minute.",
-    "Tomatoes grow best in warm, sunny soil.",
-)
-# Questions, the i-th answered by the i-th null sentence (written for this scale, from no data
-# set): the embedder's mean cosine of the pairs is its level for "a question and its answer".
-ANSWER_QUESTIONS: Final = (
-    "When does the train to the coast leave?",
-    "How much flour goes into the dough?",
-    "What did the committee decide about the budget?",
-    "How do whales communicate over long distances?",
-    "What colour did she paint the fence?",
-    "What does the software update fix?",
-    "What flooded the valley roads?",
-    "What is the museum's new exhibition about?",
-    "How long does he practise the violin?",
-    "How many times have interest rates risen this year?",
-    "When did the goalkeeper save the penalty?",
-    "In what soil do tomatoes grow best?",
-)
 # MiniLM's opinion of those pairs on the scale the support bar was set on, (cos - null) /
 # (1 - null). Every embedder's opinions are stretched so that its answer level reads as this:
 # USE multilingual puts a question nearer its null than MiniLM does, even against its answer
 # (0.54 on these pairs), so on MiniLM's scale its coverage gate would refuse 0.10-0.39 of the
 # questions whose evidence is in the context (bench/coverage.py).
 ANSWER_LEVEL: Final = 0.7255
-# Digits with thousands separators or a decimal part; "10th" holds the number 10.
-_NUMBER: Final = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+# Digits, with marks between groups of them (thousands or a decimal part); "10th" holds 10.
+_NUMBER: Final = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)*")
+_MARK: Final = re.compile(r"[.,]")
+
+
+def _canonical(whole: str, fraction: str = "") -> str:
+    whole = whole.lstrip("0") or "0"
+    fraction = fraction.rstrip("0")
+    return f"{whole}.{fraction}" if fraction else whole
+
+
+def _readings(written: str) -> frozenset[str]:
+    """What the digits ``written`` may mean. Languages mark thousands and decimals with the
+    same two signs the other way round (``22,680,010`` is ``22.680.010`` in Spanish, ``3.5``
+    is ``3,5``): marks of one kind between groups of three digits group thousands, a single
+    mark before three digits may do either (``1,066``: 1066 or 1.066), the last of two kinds
+    is the decimal point. Digits marked otherwise (``1.2.3``) are read as written."""
+    groups = _MARK.split(written)
+    marks = _MARK.findall(written)
+    if not marks:
+        return frozenset({_canonical(written)})
+    thousands = 1 <= len(groups[0]) <= 3 and all(len(one) == 3 for one in groups[1:-1])
+    if len(set(marks)) == 1:
+        grouped = thousands and len(groups[-1]) == 3
+        if len(marks) > 1:
+            return frozenset({_canonical("".join(groups)) if grouped else written})
+        decimal = _canonical(groups[0], groups[1])
+        return frozenset({_canonical("".join(groups)), decimal} if grouped else {decimal})
+    if thousands and marks.count(marks[-1]) == 1:
+        return frozenset({_canonical("".join(groups[:-1]), groups[-1])})
+    return frozenset({written})
+
+
+def number_readings(text: str) -> tuple[frozenset[str], ...]:
+    """Each number written in ``text``, as the values it may mean (:func:`_readings`)."""
+    folded = unicodedata.normalize("NFKC", text)
+    return tuple(_readings(match.group()) for match in _NUMBER.finditer(folded))
 
 
 def numbers_in(text: str) -> frozenset[str]:
-    """The numbers written in ``text``, normalized (``1,066`` and ``1066`` are one number)."""
-    folded = unicodedata.normalize("NFKC", text)
-    found: set[str] = set()
-    for match in _NUMBER.finditer(folded):
-        value = match.group().replace(",", "")
-        if "." in value:
-            value = value.rstrip("0").rstrip(".") or "0"
-        found.add(value.lstrip("0") or "0")
-    return frozenset(found)
+    """Every value the numbers written in ``text`` may mean, normalized (``1,066``,
+    ``1.066`` and ``1066`` all hold 1066)."""
+    return frozenset().union(*number_readings(text))
+
+
+def holds_numbers(needed: Sequence[frozenset[str]], held: frozenset[str]) -> bool:
+    """Whether every number of a text (its :func:`number_readings`) is among the values a
+    passage holds (its :func:`numbers_in`) in one of its readings."""
+    return all(one & held for one in needed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +146,41 @@ def _combined(
     return combined
 
 
+@dataclass(slots=True)
+class _Scale:
+    """One model's columns of the embedder's vectors and the levels its cosines are read on."""
+
+    columns: slice
+    null: float
+    answer: float
+    # The languages the model declares it was trained on (empty: not known).
+    languages: frozenset[str]
+    # The null sentences' unit vectors in its columns, to measure its level across languages.
+    nulls: np.ndarray
+    # Its answer level across languages (:meth:`SupportScorer._across`), once measured.
+    across: float | None = None
+
+    def crossing(self, texts: Sequence[str], pieces: Sequence[str]) -> np.ndarray:
+        """``[i, j]``: text ``i`` and piece ``j`` are in two languages the model was trained
+        on (given their languages; English and one other at least, or it was never trained to
+        meet across them and its cosines there are read as within one language)."""
+        if len(self.languages) < 2 or "en" not in self.languages:
+            return np.zeros((len(texts), len(pieces)), dtype=bool)
+        return np.array(
+            [
+                [
+                    bool(mine)
+                    and bool(theirs)
+                    and mine != theirs
+                    and {mine, theirs} <= self.languages
+                    for theirs in pieces
+                ]
+                for mine in texts
+            ],
+            dtype=bool,
+        ).reshape(len(texts), len(pieces))
+
+
 class SupportScorer:
     """Scores texts against passages with one embedder (``None``: the lexical opinion alone)."""
 
@@ -141,7 +191,7 @@ class SupportScorer:
         self._terms = TextTerms()
         self._scale: tuple[float, float] | None = None
         # Per model of the embedder (one, or two side by side): its columns and its levels.
-        self._halves: list[tuple[slice, float, float]] | None = None
+        self._halves: list[_Scale] | None = None
 
     def read_in(self, texts: Sequence[str]) -> None:
         """Read the terms of what follows in the languages of ``texts`` (a turn's passages and
@@ -173,11 +223,11 @@ class SupportScorer:
         allowed = np.ones(shape, dtype=bool)
         for row, text in enumerate(texts):
             wanted = self.terms(text)
-            needed = numbers_in(text)
+            needed = number_readings(text)
             for column, found in enumerate(held):
                 if wanted:
                     lexical[row, column] = len(wanted & found) / len(wanted)
-                allowed[row, column] = needed <= passage_numbers[column]
+                allowed[row, column] = holds_numbers(needed, passage_numbers[column])
         semantic = self._semantic(texts, passages)
         weight = np.array(
             [[self._readable(text) * self._readable(one) for one in passages] for text in texts],
@@ -212,7 +262,8 @@ class SupportScorer:
         sentence among them (the matrix's semantic opinion is already that maximum, so nothing is
         embedded again)."""
         chosen = [passages[column] for column in columns]
-        if not numbers_in(text) <= frozenset().union(*(numbers_in(one) for one in chosen)):
+        values = frozenset().union(*(numbers_in(one) for one in chosen))
+        if not holds_numbers(number_readings(text), values):
             return 0.0
         wanted = self.terms(text)
         held = frozenset().union(*(self.terms(one) for one in chosen))
@@ -241,18 +292,48 @@ class SupportScorer:
         matrix = np.asarray(vectors, dtype=np.float64)
         text_vectors = matrix[: len(texts)]
         piece_vectors = matrix[len(texts) :]
+        text_languages = [self._languages.detect(one) for one in texts]
+        passage_languages = [self._languages.detect(one) for one in passages]
+        piece_languages = [passage_languages[column] for column in owner]
         # Each model's opinion on its own scale; a text's is the mean of its language's models'.
         reads = self._models_reading(texts, passages, len(halves))
         opinions = np.zeros((len(texts), len(pieces)), dtype=np.float64)
-        for model, (columns, null, answer) in enumerate(halves):
-            cosines = _unit(text_vectors[:, columns]) @ _unit(piece_vectors[:, columns]).T
-            scaled = ANSWER_LEVEL * (cosines - null) / max(answer - null, 1e-6)
+        for model, scale in enumerate(halves):
+            cosines = (
+                _unit(text_vectors[:, scale.columns]) @ _unit(piece_vectors[:, scale.columns]).T
+            )
+            answer = np.full(cosines.shape, scale.answer)
+            crossing = scale.crossing(text_languages, piece_languages)
+            if crossing.any():
+                answer = np.where(crossing, self._across(scale), answer)
+            scaled = ANSWER_LEVEL * (cosines - scale.null) / np.maximum(answer - scale.null, 1e-6)
             opinions += reads[:, model : model + 1] * scaled
         opinions /= np.maximum(reads.sum(axis=1, keepdims=True), 1.0)
         semantic = np.zeros(shape, dtype=np.float64)
         for index, column in enumerate(owner):
             semantic[:, column] = np.maximum(semantic[:, column], opinions[:, index])
         return np.clip(semantic, 0.0, 1.0)
+
+    def _across(self, scale: _Scale) -> float:
+        """``scale``'s answer level across languages: the mean cosine of the translated
+        :data:`ANSWER_QUESTIONS` and the English sentences answering them, over the languages
+        the model was trained on, measured the first time a turn crosses languages (a turn in
+        one language never pays for it)."""
+        if scale.across is None:
+            languages = sorted(set(TRANSLATED_QUESTIONS) & scale.languages)
+            questions = [one for language in languages for one in TRANSLATED_QUESTIONS[language]]
+            if self._embedder is None or not questions:
+                scale.across = scale.answer
+                return scale.answer
+            vectors = np.asarray(self._embedder.embed_documents(questions), dtype=np.float64)
+            rows = _unit(vectors[:, scale.columns])
+            count = len(NULL_SENTENCES)
+            levels = [
+                float(np.mean(np.sum(rows[at : at + count] * scale.nulls, axis=1)))
+                for at in range(0, len(questions), count)
+            ]
+            scale.across = float(np.mean(levels))
+        return scale.across
 
     def _models_reading(
         self, texts: Sequence[str], passages: Sequence[str], models: int
@@ -272,19 +353,25 @@ class SupportScorer:
             dtype=np.float64,
         ).reshape(len(texts), models)
 
-    def _model_halves(self, embedder: Embedder) -> list[tuple[slice, float, float]]:
+    def _model_halves(self, embedder: Embedder) -> list[_Scale]:
         """Each model's columns of the embedder's vectors, with its unrelated and answer levels
         (one model unless the embedder pairs two)."""
         if self._halves is None:
             first = getattr(embedder, "first", None)
+            second = getattr(embedder, "second", None)
             if getattr(embedder, "half_weights", None) is not None and first is not None:
                 split = int(first.dim)
-                parts = [slice(0, split), slice(split, embedder.dim)]
+                parts = [(slice(0, split), first), (slice(split, embedder.dim), second)]
             else:
-                parts = [slice(0, embedder.dim)]
+                parts = [(slice(0, embedder.dim), embedder)]
             texts = [*NULL_SENTENCES, *ANSWER_QUESTIONS]
             vectors = np.asarray(embedder.embed_documents(texts), dtype=np.float64)
-            self._halves = [(part, *_levels_of(vectors[:, part])) for part in parts]
+            self._halves = []
+            for columns, model in parts:
+                null, answer = _levels_of(vectors[:, columns])
+                nulls = _unit(vectors[: len(NULL_SENTENCES), columns])
+                languages = trained_languages(model) or frozenset()
+                self._halves.append(_Scale(columns, null, answer, languages, nulls))
         return self._halves
 
     def levels(self) -> tuple[float, float] | None:
