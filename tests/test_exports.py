@@ -267,6 +267,7 @@ EXPORTS: dict[str, list[str]] = {
         "runtime_features",
         "read_gguf_header",
         "split_sentences",
+        "translate_question",
         "unresolved",
         "verify_model_file",
     ],

@@ -4,6 +4,11 @@ passages that match the question.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Final
+
 from open_notebook.config import Settings
 from open_notebook.context import (
     Candidate,
@@ -15,9 +20,14 @@ from open_notebook.context import (
 )
 from open_notebook.embeddings import Embedder
 from open_notebook.graphs import ContextBuild, ContextFactory
-from open_notebook.search import SearchResult, SearchService
+from open_notebook.llm import LanguageModel, translate_question
+from open_notebook.search import SearchHit, SearchResult, SearchService
 from open_notebook.store import Store
+from open_notebook.text import LanguageDetector
 from open_notebook.tokens import TokenCounter
+
+# The first hits whose language is the notebook's, as the question meets it.
+LANGUAGE_HITS: Final = 5
 
 
 def source_context_factory(store: Store, counter: TokenCounter) -> ContextFactory:
@@ -75,19 +85,46 @@ def notebook_context_factory(
     searcher: SearchService | None = None,
     *,
     counter: TokenCounter,
+    llm: LanguageModel | None = None,
 ) -> ContextFactory:
     """Context of a notebook: hybrid search with the question, then a budgeted context.
 
     Pass the process's long-lived ``searcher`` (the API's) so its per-notebook snapshot (vectors,
     BM25 index) is reused; without one, a new service loads the notebook once per factory.
+
+    With ``llm``, a question in another language than the passages it finds first is also
+    searched in theirs (:mod:`open_notebook.llm._translate`), and the context is built for that
+    translation: the builder weighs sentences by the terms and meaning of the question in the
+    notebook's words. The payload's request then holds the translation as its query.
     """
     if searcher is None:
         searcher = SearchService(store, embedder, settings)
     found = searcher
+    languages = LanguageDetector()
 
     def for_notebook(notebook_id: str, question: str) -> ContextBuild:
         # A turn may build at two budgets (a model whose budget is in words); it searches once.
-        searched: list[SearchResult] = []
+        searched: list[tuple[str, SearchResult]] = []
+
+        async def search(request: ContextRequest) -> tuple[str, SearchResult]:
+            asked = await found.search_with_vector(
+                question, notebook_id=notebook_id, mode=request.mode, limit=request.limit
+            )
+            if llm is None:
+                return question, asked
+            target = _notebook_language(asked.hits, question, languages)
+            if target is None:
+                return question, asked
+            titles = list(dict.fromkeys(hit.parent_title for hit in asked.hits))
+            translation = await translate_question(
+                llm, question, language=target, titles=titles, languages=languages
+            )
+            if translation is None:
+                return question, asked
+            merged = await found.search_translated(
+                asked, translation, notebook_id=notebook_id, limit=request.limit
+            )
+            return translation, merged
 
         async def build(budget: int) -> ContextPayload:
             request = ContextRequest(
@@ -97,21 +134,31 @@ def notebook_context_factory(
                 counter=counter,
             )
             if not searched:
-                searched.append(
-                    await found.search_with_vector(
-                        request.query or question,
-                        notebook_id=notebook_id,
-                        mode=request.mode,
-                        limit=request.limit,
-                    )
-                )
+                searched.append(await search(request))
+            query, result = searched[0]
             return await build_context(
-                request,
+                replace(request, query=query),
                 reader=store.context,
-                hits=searched[0].hits,
-                question_vector=searched[0].question_vector,
+                hits=result.hits,
+                question_vector=result.question_vector,
             )
 
         return build
 
     return for_notebook
+
+
+def _notebook_language(
+    hits: Sequence[SearchHit], question: str, languages: LanguageDetector
+) -> str | None:
+    """The language most of the first hits are written in, when the question is in another
+    one (both known); ``None`` otherwise."""
+    asked = languages.detect(question)
+    found = Counter(languages.detect(hit.text) for hit in hits[:LANGUAGE_HITS])
+    found.pop("", None)
+    if not asked or not found:
+        return None
+    language, count = found.most_common(1)[0]
+    if language == asked or 2 * count <= min(LANGUAGE_HITS, len(hits)):
+        return None
+    return language

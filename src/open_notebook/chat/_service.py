@@ -57,7 +57,7 @@ async def ask_notebook(
     text = _question(question, settings)
     notebook = await store.notebooks.get(notebook_id)
     factory = context or notebook_context_factory(
-        store, embedder, settings, counter=BpeTokenCounter(settings.tokenizer)
+        store, embedder, settings, counter=BpeTokenCounter(settings.tokenizer), llm=llm
     )
     state = ChatState(
         question=text,

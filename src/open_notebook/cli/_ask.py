@@ -100,7 +100,11 @@ async def answer(session: Session, options: AskOptions) -> DoneEvent:
         session_id=options.session_id,
         max_context_tokens=options.max_context_tokens,
         context=notebook_context_factory(
-            session.store, session.embedder(), session.settings, counter=session.counter()
+            session.store,
+            session.embedder(),
+            session.settings,
+            counter=session.counter(),
+            llm=llm,
         ),
     ):
         if event.type == "coverage":

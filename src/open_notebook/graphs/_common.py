@@ -241,8 +241,17 @@ def budget_for_words(fitted: FittedContext, words: int | None, plan: TokenPlan) 
 async def check_question_coverage(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
     """Judge whether this turn's passages cover the question; say so before any answer."""
     deps = deps_of(config)
-    prompt = (state.context or empty_context()).prompt
+    context = state.context or empty_context()
+    prompt = context.prompt
     check = await asyncio.to_thread(check_coverage, state.question, prompt.visible, deps.scorer)
+    # A context searched and built for the question in the notebook's language (a translation,
+    # :func:`open_notebook.chat.notebook_context_factory`) is judged for that wording too: the
+    # question's own is read across languages by the multilingual model alone.
+    searched = _searched_as(context, state.question)
+    if searched is not None:
+        other = await asyncio.to_thread(check_coverage, searched, prompt.visible, deps.scorer)
+        if other.score > check.score:
+            check = other
     refused = check.coverage is Coverage.LOW and deps.low_coverage is LowCoverage.REFUSE
     write = get_stream_writer()
     notice = heading = None
@@ -255,6 +264,13 @@ async def check_question_coverage(state: ChatState, *, config: RunnableConfig) -
         write({"token": notice})
         return {**said, "refused": True, "answer": notice}
     return said
+
+
+def _searched_as(context: FittedContext, question: str) -> str | None:
+    """The wording the context was searched and built for, when it is not the question's."""
+    payload = context.payload
+    query = payload.request.query if payload is not None else None
+    return query if query and query.strip() != question.strip() else None
 
 
 async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
@@ -318,10 +334,16 @@ async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[
         index,
         deps.scorer,
     )
-    # A supported sentence need not answer: its source is read against the question too.
+    # A supported sentence need not answer: its source is read against the question too (and
+    # against the wording the context was built for, in its passages' language).
     check = await asyncio.to_thread(
         check_answer, state.question, sentences, state.seen, deps.scorer
     )
+    searched = _searched_as(context, state.question)
+    if searched is not None and check is not None:
+        other = await asyncio.to_thread(check_answer, searched, sentences, state.seen, deps.scorer)
+        if other is not None and other.score > check.score:
+            check = other
     off = check is not None and not check.answers
     return {
         "sentences": sentences,

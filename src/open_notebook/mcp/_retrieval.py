@@ -99,10 +99,11 @@ async def answer(
     """Ask the configured model; every sentence of the answer is attributed to a passage of
     its context or flagged, and the answer's citations are checked against that context."""
     done: DoneEvent | None = None
+    llm = services.language_model()
     events = ask_notebook(
         services.store,
         services.embedder,
-        services.language_model(),
+        llm,
         services.settings,
         notebook_id=notebook.id,
         question=question,
@@ -114,6 +115,7 @@ async def answer(
             services.settings,
             services.search,
             counter=services.counter,
+            llm=llm,
         ),
         graph=services.chat_graph,
     )

@@ -158,6 +158,22 @@ class SearchService:
         hits = merge_parts(whole.hits, [one.hits for one in found], request.limit)
         return SearchResult(hits, whole.question_vector)
 
+    async def search_translated(
+        self,
+        asked: SearchResult,
+        translation: str,
+        *,
+        notebook_id: str | None = None,
+        limit: int = 10,
+    ) -> SearchResult:
+        """A hybrid search of ``translation`` (the question in the notebook's language), its
+        hits merged with ``asked`` (the question's own search) as a question's parts are
+        (:mod:`open_notebook.search._parts`); the vector is the translation's, as the builder
+        weighs the sentences by the translation's terms."""
+        found = await self.search_with_vector(translation, notebook_id=notebook_id, limit=limit)
+        hits = merge_parts(found.hits, [asked.hits], limit)
+        return SearchResult(hits, found.question_vector)
+
     def _part(self, text: str, request: _Request) -> PreparedQuery:
         return prepare_query(
             text, max_tokens=self._embedder.max_tokens, language=request.query.language

@@ -169,7 +169,9 @@ async def chat_notebook(
         question=body.question,
         session_id=body.session_id,
         max_context_tokens=body.max_context_tokens,
-        context=notebook_context_factory(store, embedder, settings, search, counter=state.counter),
+        context=notebook_context_factory(
+            store, embedder, settings, search, counter=state.counter, llm=llm
+        ),
         graph=state.chat_graph,
     )
     return await _stream(events)
