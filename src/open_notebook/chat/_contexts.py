@@ -107,20 +107,21 @@ def notebook_context_factory(
         searched: list[tuple[str, SearchResult]] = []
 
         async def search(request: ContextRequest) -> tuple[str, SearchResult]:
+            text = request.query or question
             asked = await found.search_with_vector(
-                question, notebook_id=notebook_id, mode=request.mode, limit=request.limit
+                text, notebook_id=notebook_id, mode=request.mode, limit=request.limit
             )
             if llm is None:
-                return question, asked
-            target = _notebook_language(asked.hits, question, languages)
+                return text, asked
+            target = _notebook_language(asked.hits, text, languages)
             if target is None:
-                return question, asked
+                return text, asked
             titles = list(dict.fromkeys(hit.parent_title for hit in asked.hits))
             translation = await translate_question(
-                llm, question, language=target, titles=titles, languages=languages
+                llm, text, language=target, titles=titles, languages=languages
             )
             if translation is None:
-                return question, asked
+                return text, asked
             merged = await found.search_translated(
                 asked, translation, notebook_id=notebook_id, limit=request.limit
             )
