@@ -71,6 +71,7 @@ from open_notebook.config import LocalModelName, PassageOrder, Settings
 from open_notebook.context import ContextRequest, build_context
 from open_notebook.embeddings import Embedder, create_embedder
 from open_notebook.eval import Dataset, load_dataset
+from open_notebook.graphs import ContextFactory
 from open_notebook.ingest import Extracted, Ingestor, SourceFormat
 from open_notebook.llm import (
     ChatMessage,
@@ -280,6 +281,7 @@ async def ask_once(
     question: str,
     budget: int | None,
     session_id: str | None = None,
+    context: ContextFactory | None = None,
 ) -> tuple[DoneEvent, float | None, float]:
     started = time.perf_counter()
     first: float | None = None
@@ -293,6 +295,7 @@ async def ask_once(
         question=question,
         session_id=session_id,
         max_context_tokens=budget,
+        context=context,
     ):
         if isinstance(event, TokenEvent) and first is None:
             first = time.perf_counter() - started

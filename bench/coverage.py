@@ -11,7 +11,12 @@ answer: the gate acts before the model is asked, so only search, build and the c
 cost anything, and the numbers are exact.
 
     python -m bench.coverage [--sets squad-long,squad-es,piaf] [--questions 120] [--budget 300]
-        [--out FILE]
+        [--translate-with qwen2.5-1.5b --models-dir DIR] [--out FILE]
+
+``--translate-with``: a local model puts a question in another language than the notebook's into
+the notebook's (as every ask with a language model does, ``open_notebook.llm._translate``); the
+answer stays canned. Without it the canned model's replies are no translation, and each question
+is searched and judged only as asked.
 
 ``--out``: every ask as a JSON line (set, question, where it was asked, coverage score, refused,
 evidence sent), to read the errors.
@@ -29,12 +34,13 @@ from pathlib import Path
 
 from bench._summary import record
 from bench.answers import DATA_ROOT, Corpus, ask_once, ingest, passages_holding, spread
-from open_notebook.chat import DoneEvent
+from open_notebook.chat import DoneEvent, notebook_context_factory
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder, create_embedder
-from open_notebook.llm import LanguageModel, create_language_model
+from open_notebook.llm import LanguageModel, LocalModel, create_language_model, model_spec
 from open_notebook.llm.testing import LoopbackChatServer
 from open_notebook.store import Store, open_store
+from open_notebook.tokens import BpeTokenCounter
 
 NAME = "coverage"
 
@@ -92,18 +98,37 @@ async def one_set(
     llm: LanguageModel,
     args: argparse.Namespace,
     log: list[str],
+    translator: LanguageModel | None = None,
 ) -> GateTally:
     store = await open_store(settings)
     try:
         started = time.perf_counter()
         corpus = await ingest(store, embedder, settings, DATA_ROOT / data)
         elsewhere = await without_each_article(store, corpus)
+        factory = (
+            None
+            if translator is None
+            else notebook_context_factory(
+                store,
+                embedder,
+                settings,
+                counter=BpeTokenCounter(settings.tokenizer),
+                llm=translator,
+            )
+        )
         ids = sorted(q for q in corpus.dataset.queries if q in corpus.dataset.evidence)
         tally = GateTally()
         for query_id in spread(ids, args.questions):
             question = corpus.dataset.queries[query_id]
             done, _, _ = await ask_once(
-                store, embedder, llm, settings, corpus.notebook_id, question, args.budget
+                store,
+                embedder,
+                llm,
+                settings,
+                corpus.notebook_id,
+                question,
+                args.budget,
+                context=factory,
             )
             sent = bool(passages_holding(done, corpus, query_id))
             tally.asked += 1
@@ -112,7 +137,7 @@ async def one_set(
             tally.refused_with_evidence += sent and done.refused
             other = elsewhere[corpus.doc_of[query_id]]
             away, _, _ = await ask_once(
-                store, embedder, llm, settings, other, question, args.budget
+                store, embedder, llm, settings, other, question, args.budget, context=factory
             )
             tally.asked_elsewhere += 1
             tally.covered_elsewhere += not away.refused
@@ -137,10 +162,21 @@ async def main(args: argparse.Namespace) -> None:
         embedder = create_embedder(settings)
         embedder.warm_up()
         llm = create_language_model(settings)
+        translator = (
+            None
+            if args.translate_with is None
+            else LocalModel(
+                model_spec(args.translate_with), Path(args.models_dir or Path(tmp) / "models")
+            )
+        )
         tallies = {}
         log: list[str] = []
-        for data in [one for one in args.sets.split(",") if one]:
-            tallies[data] = await one_set(data, settings, embedder, llm, args, log)
+        try:
+            for data in [one for one in args.sets.split(",") if one]:
+                tallies[data] = await one_set(data, settings, embedder, llm, args, log, translator)
+        finally:
+            if translator is not None:
+                translator.close()
     if args.out:
         Path(args.out).write_text("".join(f"{one}\n" for one in log), encoding="utf-8")
     measures = list(next(iter(tallies.values())).row())
@@ -160,4 +196,8 @@ if __name__ == "__main__":
     parser.add_argument("--questions", type=int, default=120)
     parser.add_argument("--budget", type=int, default=300)
     parser.add_argument("--out", default=None, help="a file: every ask as a JSON line")
+    parser.add_argument(
+        "--translate-with", default=None, help="a local model that translates questions"
+    )
+    parser.add_argument("--models-dir", default=None, help="where the local model's files are")
     asyncio.run(main(parser.parse_args()))
