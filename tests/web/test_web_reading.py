@@ -226,7 +226,14 @@ def test_a_refused_question_offers_its_nearest_passages_in_its_language_and_sent
     page = w.page
     asked = len(notebooks.served.chat.requests)
     _ask(page, notebooks, "Files", question, "never said")
-    assert len(notebooks.served.chat.requests) == asked  # refused: the model was not asked
+    # Refused: the model was not asked to answer. A question in another language than the
+    # notebook's is only put into the notebook's language, to search with.
+    sent = notebooks.served.chat.requests[asked:]
+    assert all(
+        str(request["messages"][0]["content"]).startswith("Translate the user's question")
+        for request in sent
+    ), sent
+    assert len(sent) == (question == UNCOVERED_FR)
     turn = page.locator("#conversation .turn").last
     expect(turn.locator(".not-covered")).to_contain_text(notice)
     nearest = turn.locator(".nearest")
