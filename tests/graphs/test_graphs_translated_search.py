@@ -8,7 +8,7 @@ from pathlib import Path
 
 from graphs_support import loopback_settings, sent_messages
 
-from open_notebook.chat._contexts import notebook_context_factory
+from open_notebook.chat._contexts import notebook_context_factory, source_context_factory
 from open_notebook.embeddings import FakeEmbedder
 from open_notebook.ingest import Ingestor
 from open_notebook.llm import create_language_model
@@ -86,6 +86,31 @@ async def test_a_reply_that_is_no_translation_leaves_the_question_as_asked(
             )
             payload = await factory(notebook.id, SPANISH)(80)
             assert payload.request.query == SPANISH
+            assert len(server.requests) == 1
+        finally:
+            await store.close()
+
+
+async def test_a_source_asked_in_another_language_is_read_with_the_translation(
+    tmp_path: Path,
+) -> None:
+    with LoopbackChatServer(TRANSLATION) as server:
+        settings = loopback_settings(tmp_path, server.base_url)
+        store = await open_store(settings)
+        try:
+            notebook = await store.notebooks.create("Bread")
+            added = await Ingestor(store, FakeEmbedder(), settings).add_text(
+                notebook.id, "Maintaining a starter", f"{GRAINS}\n\n{REVIVING}"
+            )
+            factory = source_context_factory(
+                store, BpeTokenCounter(settings.tokenizer), llm=create_language_model(settings)
+            )
+            build = factory(added.source.id, SPANISH)
+            payload = await build(60)
+            assert payload.request.query == TRANSLATION
+            # Ranked by the translation's terms, the passage on saving a starter comes first.
+            assert "frequent feeds" in payload.passages[0].text
+            assert (await build(90)).request.query == TRANSLATION
             assert len(server.requests) == 1
         finally:
             await store.close()

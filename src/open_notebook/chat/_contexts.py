@@ -21,16 +21,18 @@ from open_notebook.context import (
 from open_notebook.embeddings import Embedder
 from open_notebook.graphs import ContextBuild, ContextFactory
 from open_notebook.llm import LanguageModel, translate_question
-from open_notebook.search import SearchHit, SearchResult, SearchService
+from open_notebook.search import SearchResult, SearchService
 from open_notebook.store import Store
 from open_notebook.text import LanguageDetector
 from open_notebook.tokens import TokenCounter
 
-# The first hits whose language is the notebook's, as the question meets it.
+# The first hits (or passages) whose language is the notebook's, as the question meets it.
 LANGUAGE_HITS: Final = 5
 
 
-def source_context_factory(store: Store, counter: TokenCounter) -> ContextFactory:
+def source_context_factory(
+    store: Store, counter: TokenCounter, llm: LanguageModel | None = None
+) -> ContextFactory:
     """Context of one source for a question: its passages and insights that match it.
 
     A turn has a question, so the build is a question's build restricted to the source: its
@@ -38,24 +40,50 @@ def source_context_factory(store: Store, counter: TokenCounter) -> ContextFactor
     token. The answer can cite passages, and a source longer than the budget keeps what the
     question is about instead of its opening (a build without a question would keep its
     leading sentences and give no passages to cite).
+
+    With ``llm``, a question in another language than the passages of its first build is put
+    into theirs (:mod:`open_notebook.llm._translate`) and the turn's builds are made for that
+    translation: the source's chunks are ranked by the question's terms, which a question in
+    another language does not share.
     """
+    languages = LanguageDetector()
 
     def for_source(source_id: str, question: str) -> ContextBuild:
         insights: list[Candidate] | None = None
+        # The question as this turn's builds read it, decided at its first build.
+        wording: list[str] = []
+
+        async def build_for(query: str, budget: int) -> ContextPayload:
+            request = ContextRequest(
+                source_ids=(source_id,),
+                query=query,
+                include_insights=True,
+                budget=budget,
+                counter=counter,
+                items=tuple(insights or ()),
+            )
+            return await build_context(request, reader=store.context)
 
         async def build(budget: int) -> ContextPayload:
             nonlocal insights
             if insights is None:  # read once per turn, however many builds fitting takes
                 insights = await _insight_items(store, source_id)
-            request = ContextRequest(
-                source_ids=(source_id,),
-                query=question,
-                include_insights=True,
-                budget=budget,
-                counter=counter,
-                items=tuple(insights),
+            if wording:
+                return await build_for(wording[0], budget)
+            wording.append(question)
+            payload = await build_for(question, budget)
+            texts = [one.text for one in payload.passages]
+            target = None if llm is None else _other_language(texts, question, languages)
+            if llm is None or target is None:
+                return payload
+            titles = [one.record.title for one in payload.passages]
+            translation = await translate_question(
+                llm, question, language=target, titles=titles, languages=languages
             )
-            return await build_context(request, reader=store.context)
+            if translation is None:
+                return payload
+            wording[0] = translation
+            return await build_for(translation, budget)
 
         return build
 
@@ -113,7 +141,7 @@ def notebook_context_factory(
             )
             if llm is None:
                 return text, asked
-            target = _notebook_language(asked.hits, text, languages)
+            target = _other_language([hit.text for hit in asked.hits], text, languages)
             if target is None:
                 return text, asked
             titles = list(dict.fromkeys(hit.parent_title for hit in asked.hits))
@@ -149,17 +177,15 @@ def notebook_context_factory(
     return for_notebook
 
 
-def _notebook_language(
-    hits: Sequence[SearchHit], question: str, languages: LanguageDetector
-) -> str | None:
-    """The language most of the first hits are written in, when the question is in another
-    one (both known); ``None`` otherwise."""
+def _other_language(texts: Sequence[str], question: str, languages: LanguageDetector) -> str | None:
+    """The language most of the first ``texts`` (a search's hits, a build's passages) are
+    written in, when the question is in another one (both known); ``None`` otherwise."""
     asked = languages.detect(question)
-    found = Counter(languages.detect(hit.text) for hit in hits[:LANGUAGE_HITS])
+    found = Counter(languages.detect(text) for text in texts[:LANGUAGE_HITS])
     found.pop("", None)
     if not asked or not found:
         return None
     language, count = found.most_common(1)[0]
-    if language == asked or 2 * count <= min(LANGUAGE_HITS, len(hits)):
+    if language == asked or 2 * count <= min(LANGUAGE_HITS, len(texts)):
         return None
     return language

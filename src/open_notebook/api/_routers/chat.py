@@ -195,7 +195,7 @@ async def chat_source(
         settings,
         embedder=embedder,
         graph=state.chat_graph,
-        context=source_context_factory(store, state.counter),
+        context=source_context_factory(store, state.counter, llm=llm),
         source_id=source_id,
         question=body.question,
         session_id=body.session_id,
