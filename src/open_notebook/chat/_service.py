@@ -92,9 +92,7 @@ async def chat_with_source(
     """
     text = _question(question, settings)
     source = await store.sources.get(source_id)
-    factory = context or source_context_factory(
-        store, BpeTokenCounter(settings.tokenizer), llm=llm
-    )
+    factory = context or source_context_factory(store, BpeTokenCounter(settings.tokenizer), llm=llm)
     state = ChatState(
         question=text,
         target=source.id,
