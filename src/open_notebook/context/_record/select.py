@@ -199,10 +199,11 @@ def _judge_unread(candidate: Candidate, state: _State) -> None:
         state.charge(candidate, reserved_tokens(cut_label, state.params, room, tight=tight))
 
 
-def _second_pass(state: _State) -> None:
+def _second_pass(state: _State, deduper: Deduper) -> None:
     for deferred in state.deferred:
         candidate = deferred.candidate
         state.release(candidate, deferred.reserved)
+        _retry_dropped(state, deduper, before=candidate)
         original = place_whole(candidate, state.params).tokens
         placed = shrink(
             candidate, state.room(candidate), state.params, original, tight=deferred.tight
@@ -212,6 +213,44 @@ def _second_pass(state: _State) -> None:
         else:
             state.placed.append(placed)
             state.charge(candidate, placed.tokens)
+
+
+def _retry_dropped(state: _State, deduper: Deduper, *, before: Candidate) -> None:
+    """Offer the room still free to the candidates of higher priority than ``before`` that the
+    first pass dropped for the budget, before ``before`` grows into it.
+
+    A deferred item cut to whole sentences can leave part of its reserved room unused; without
+    this, that room and the next deferred item's reserve went to that item, of lower priority,
+    while a higher one that the first pass could not fit (it needed a few tokens more than were
+    free then) stayed out.
+    """
+    if state.options.budget is None:
+        return
+    for dropped in list(state.dropped):
+        candidate = dropped.candidate
+        if dropped.reason is not DropReason.BUDGET or sort_key(candidate) > sort_key(before):
+            continue
+        room = state.room(candidate)
+        whole = place_whole(candidate, state.params)
+        placed = (
+            whole
+            if whole.tokens <= room
+            else shrink(candidate, room, state.params, whole.tokens, tight=False)
+        )
+        if placed is None:
+            continue
+        position = state.dropped.index(dropped)
+        # Now that it fits, a repeat is named as one (the first pass reports a repeat that
+        # could not fit as dropped for the budget).
+        original = deduper.match(candidate)
+        if original is not None:
+            deduper.record(original, candidate.id)
+            state.dropped[position] = Dropped(candidate, DropReason.DUPLICATE_OF, original)
+            continue
+        deduper.keep(candidate)
+        del state.dropped[position]
+        state.placed.append(placed)
+        state.charge(candidate, placed.tokens)
 
 
 def _drop_rest(candidates: list[Candidate], state: _State) -> int:
@@ -271,7 +310,7 @@ def select(
     eligible = _first_passes(prioritize(candidates), state, deduper)
     if state.unread:
         return Selection((), (), "", 0, tuple(state.unread))
-    _second_pass(state)
+    _second_pass(state, deduper)
     if eligible and not state.placed:
         raise BudgetTooSmallError(
             f"a budget of {options.budget} tokens cannot hold even one item's stub; "
