@@ -6,7 +6,9 @@ Two passes over the candidates in priority order (pinned first):
    of text) does, it is deferred and its stub's room is reserved, so no later, lower-priority item
    can take that room; smaller items then fill the rest of the budget around it.
 2. Deferred candidates, in priority order, are cut to their best pieces (most relevant chunks, or
-   leading sentences) to fill their reserved room plus whatever is still free.
+   leading sentences) to fill their reserved room plus whatever is still free. Before each grows,
+   the candidates of higher priority that the first pass dropped for the budget are offered that
+   room first: a cut to whole sentences leaves part of a reserve unused.
 
 A candidate whose stub does not fit is dropped; only items smaller than that stub can come after
 it. The budget is charged with the token count of each rendered block plus its separator, and the
