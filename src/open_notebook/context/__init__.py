@@ -50,7 +50,8 @@ from open_notebook.context._question.sentences import RankedChunk
 from open_notebook.context._record.assemble import Assembly, assemble
 from open_notebook.context._record.build import fit_records, record_payload, useful_body_tokens
 from open_notebook.context._record.fit import FitParams, place_whole, shrink, stub_tokens
-from open_notebook.context._record.select import Selection, SelectOptions, select
+from open_notebook.context._record.ledger import SelectOptions
+from open_notebook.context._record.select import Selection, select
 from open_notebook.context._render import (
     RunText,
     label_of,

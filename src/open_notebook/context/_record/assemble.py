@@ -11,7 +11,8 @@ from open_notebook.context._manifest import build_manifest, content_hash
 from open_notebook.context._memo import ContextMemo
 from open_notebook.context._model import Candidate, Dropped, Placed, RenderFormat
 from open_notebook.context._record.fit import DEFAULT_MIN_BODY_TOKENS, FitParams
-from open_notebook.context._record.select import SelectOptions, select
+from open_notebook.context._record.ledger import SelectOptions
+from open_notebook.context._record.select import select
 from open_notebook.tokens import TokenCounter
 
 

@@ -22,10 +22,9 @@ listed as a text to read, and the selection decides nothing until those texts ar
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Final
+from dataclasses import dataclass, replace
 
-from open_notebook.context._dedup import DEFAULT_NEAR_THRESHOLD, Deduper
+from open_notebook.context._dedup import Deduper
 from open_notebook.context._model import (
     Candidate,
     Dropped,
@@ -44,22 +43,15 @@ from open_notebook.context._record.fit import (
     stub_body_tokens,
     surely_longer,
 )
+from open_notebook.context._record.ledger import (
+    MIN_BLOCK_TOKENS,
+    Deferred,
+    SelectOptions,
+    SelectState,
+)
 from open_notebook.context._record.unread import whole_bounds
 from open_notebook.context._render import SEPARATOR, render_document
 from open_notebook.errors import BudgetTooSmallError
-
-# No block (label included) is smaller than this: below it the budget is spent.
-_MIN_BLOCK_TOKENS: Final = 3
-
-
-@dataclass(frozen=True, slots=True)
-class SelectOptions:
-    budget: int | None = None
-    per_group_cap: int | None = None
-    min_score: float | None = None
-    near_threshold: float | None = DEFAULT_NEAR_THRESHOLD
-    # Plan the last round of reads: every unread text that could still enter, not a best guess.
-    superset: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,59 +65,12 @@ class Selection:
     unread: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class _Deferred:
-    candidate: Candidate
-    reserved: int
-    tight: bool = False
-
-
-@dataclass(slots=True)
-class _State:
-    free: int
-    sep: int
-    options: SelectOptions
-    params: FitParams
-    group_used: dict[str, int] = field(default_factory=dict)
-    placed: list[Placed] = field(default_factory=list)
-    deferred: list[_Deferred] = field(default_factory=list)
-    dropped: list[Dropped] = field(default_factory=list)
-    unread: list[str] = field(default_factory=list)
-    # Set at the first unread candidate of a superset plan: the room no longer shrinks.
-    frozen: bool = False
-
-    @property
-    def spent(self) -> bool:
-        """No block fits any more (the budget is charged to below the smallest block)."""
-        return self.options.budget is not None and self.free - self.sep < _MIN_BLOCK_TOKENS
-
-    def room(self, candidate: Candidate) -> int:
-        room = self.free - self.sep
-        if self.options.per_group_cap is not None:
-            used = self.group_used.get(candidate.group, 0)
-            room = min(room, self.options.per_group_cap - used)
-        return room
-
-    def charge(self, candidate: Candidate, tokens: int) -> None:
-        self.free -= tokens + self.sep
-        self.group_used[candidate.group] = self.group_used.get(candidate.group, 0) + tokens
-
-    def release(self, candidate: Candidate, tokens: int) -> None:
-        self.free += tokens + self.sep
-        self.group_used[candidate.group] -= tokens
-
-    def drop(self, candidate: Candidate, original: int | None = None) -> None:
-        # Once a text is missing, this selection only lists what to read: no decision is kept.
-        if not self.unread:
-            self.dropped.append(Dropped(candidate, DropReason.BUDGET, tokens_original=original))
-
-
 def _plan(
     candidate: Candidate, room: int, params: FitParams, *, tight: bool
 ) -> Placed | int | None:
     """The whole placement if it fits, else the stub's tokens if a shrunk form fits, else None."""
     # The label alone is cheap to count and spares counting a long text that cannot fit.
-    if room < _MIN_BLOCK_TOKENS or label_tokens(candidate, params, truncated=False) > room:
+    if room < MIN_BLOCK_TOKENS or label_tokens(candidate, params, truncated=False) > room:
         return None
     whole: Placed | None = None
     if not surely_longer(candidate.content, room, params):
@@ -139,7 +84,7 @@ def _plan(
     return stub
 
 
-def _first_pass(candidate: Candidate, state: _State, deduper: Deduper) -> None:
+def _first_pass(candidate: Candidate, state: SelectState, deduper: Deduper) -> None:
     """Place whole, defer with a reserved stub, or drop (as budget or duplicate)."""
     # The first item may shrink to a few words rather than lose its place to a later one; later
     # items need a useful body, so small budgets do not fill up with fragments.
@@ -164,11 +109,11 @@ def _first_pass(candidate: Candidate, state: _State, deduper: Deduper) -> None:
         if state.options.budget is not None:
             state.charge(candidate, plan.tokens)
     else:
-        state.deferred.append(_Deferred(candidate, plan, tight))
+        state.deferred.append(Deferred(candidate, plan, tight))
         state.charge(candidate, plan)
 
 
-def _judge_unread(candidate: Candidate, state: _State) -> None:
+def _judge_unread(candidate: Candidate, state: SelectState) -> None:
     """Drop an unread candidate that cannot fit, else list it to be read (and, when planning a
     round of reads, charge what it would most likely take).
 
@@ -180,7 +125,7 @@ def _judge_unread(candidate: Candidate, state: _State) -> None:
         return
     room = state.room(candidate)
     label, cut_label = label_pair(candidate, state.params)
-    if room < _MIN_BLOCK_TOKENS or label > room:
+    if room < MIN_BLOCK_TOKENS or label > room:
         state.drop(candidate)
         return
     # The least a first item (nothing placed or deferred yet) takes; +1: label-body line break.
@@ -201,7 +146,7 @@ def _judge_unread(candidate: Candidate, state: _State) -> None:
         state.charge(candidate, reserved_tokens(cut_label, state.params, room, tight=tight))
 
 
-def _second_pass(state: _State, deduper: Deduper) -> None:
+def _second_pass(state: SelectState, deduper: Deduper) -> None:
     for deferred in state.deferred:
         candidate = deferred.candidate
         state.release(candidate, deferred.reserved)
@@ -217,7 +162,7 @@ def _second_pass(state: _State, deduper: Deduper) -> None:
             state.charge(candidate, placed.tokens)
 
 
-def _retry_dropped(state: _State, deduper: Deduper, *, before: Candidate) -> None:
+def _retry_dropped(state: SelectState, deduper: Deduper, *, before: Candidate) -> None:
     """Offer the room still free to the candidates of higher priority than ``before`` that the
     first pass dropped for the budget, before ``before`` grows into it.
 
@@ -255,7 +200,7 @@ def _retry_dropped(state: _State, deduper: Deduper, *, before: Candidate) -> Non
         state.charge(candidate, placed.tokens)
 
 
-def _drop_rest(candidates: list[Candidate], state: _State) -> int:
+def _drop_rest(candidates: list[Candidate], state: SelectState) -> int:
     """Drop every candidate left (the budget is spent); return how many were eligible."""
     below = [_below_min_score(one, state.options) for one in candidates]
     if not state.unread:
@@ -274,7 +219,7 @@ def _below_min_score(candidate: Candidate, options: SelectOptions) -> bool:
     )
 
 
-def _first_passes(ordered: list[Candidate], state: _State, deduper: Deduper) -> int:
+def _first_passes(ordered: list[Candidate], state: SelectState, deduper: Deduper) -> int:
     """Offer room to each candidate in priority order; return how many were eligible."""
     eligible = 0
     for position, candidate in enumerate(ordered):
@@ -307,7 +252,7 @@ def select(
     """
     sep = params.counter.count(SEPARATOR)
     # The first block has no separator before it: one separator of credit up front.
-    state = _State((options.budget or 0) + sep, sep, options, params)
+    state = SelectState((options.budget or 0) + sep, sep, options, params)
     deduper = Deduper(options.near_threshold, params.memo)
     eligible = _first_passes(prioritize(candidates), state, deduper)
     if state.unread:
@@ -325,7 +270,7 @@ def select(
     return Selection(placed, tuple(state.dropped), rendered, total)
 
 
-def _verify(state: _State) -> tuple[str, int]:
+def _verify(state: SelectState) -> tuple[str, int]:
     """Count the joined text; cut or drop the last blocks while it exceeds the budget."""
     budget = state.options.budget
     while True:
