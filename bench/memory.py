@@ -43,6 +43,9 @@ from open_notebook.search import SearchService
 from open_notebook.search._matrix import SpilledBlock
 from open_notebook.store import SurrealStore
 
+# The server reads the notebook with the default embedder, whose id labels the stored vectors.
+DEFAULT_PROVIDER = Settings().embedding_provider.value
+
 # The default embedder's width and model id (nothing is loaded to read them).
 DIM = create_embedder(Settings()).dim
 BATCH = 500
@@ -163,7 +166,7 @@ async def run(args: argparse.Namespace) -> int:
         kept = Path(args.workdir) if args.workdir else None
         workdir = kept or Path(tmp) / "big"
         workdir.mkdir(parents=True, exist_ok=True)
-        env = {**server_env(workdir), "OPEN_NOTEBOOK_EMBEDDING_PROVIDER": "onnx-minilm"}
+        env = {**server_env(workdir), "OPEN_NOTEBOOK_EMBEDDING_PROVIDER": DEFAULT_PROVIDER}
         empty, empty_start = await serve_empty(Path(tmp) / "empty")
         url = env["OPEN_NOTEBOOK_DATABASE_URL"]
         nb = await notebook_of(workdir, url, args)
@@ -229,7 +232,7 @@ async def serve_empty(workdir: Path) -> tuple[dict[str, float], float]:
     """RSS of ``serve`` on a database with no notebook, after a health read, and the seconds
     from its launch to that read."""
     workdir.mkdir(parents=True, exist_ok=True)
-    env = {**server_env(workdir), "OPEN_NOTEBOOK_EMBEDDING_PROVIDER": "onnx-minilm"}
+    env = {**server_env(workdir), "OPEN_NOTEBOOK_EMBEDDING_PROVIDER": DEFAULT_PROVIDER}
     launched = time.perf_counter()
     with ServerProcess(env, cli=True, start_timeout=600) as server:
         return memory_mb(server.pid), time.perf_counter() - launched
