@@ -4,16 +4,21 @@ replies with it) is searched beside the question and the context is built for it
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from graphs_support import loopback_settings, sent_messages
 
 from open_notebook.chat._contexts import notebook_context_factory, source_context_factory
+from open_notebook.config import Settings
 from open_notebook.embeddings import FakeEmbedder
+from open_notebook.graphs import ContextFactory
 from open_notebook.ingest import Ingestor
 from open_notebook.llm import create_language_model
 from open_notebook.llm.testing import LoopbackChatServer
-from open_notebook.store import open_store
+from open_notebook.store import Store, open_store
 from open_notebook.tokens import BpeTokenCounter
 
 GRAINS = "\n\n".join(
@@ -29,88 +34,92 @@ TRANSLATION = "How do I save a neglected starter?"
 SPANISH = "¿Cómo salvo una masa madre descuidada?"
 
 
-async def test_a_question_in_another_language_is_searched_in_the_notebooks(
-    tmp_path: Path,
-) -> None:
-    with LoopbackChatServer(TRANSLATION) as server:
+@dataclass
+class Bread:
+    """A notebook of the given sources, and a model that replies with one text (its server
+    keeps every request)."""
+
+    server: LoopbackChatServer
+    store: Store
+    settings: Settings
+    notebook_id: str
+    source_ids: list[str]
+
+    def notebook_factory(self) -> ContextFactory:
+        return notebook_context_factory(
+            self.store,
+            FakeEmbedder(),
+            self.settings,
+            counter=BpeTokenCounter(self.settings.tokenizer),
+            llm=create_language_model(self.settings),
+        )
+
+    def source_factory(self) -> ContextFactory:
+        return source_context_factory(
+            self.store,
+            BpeTokenCounter(self.settings.tokenizer),
+            llm=create_language_model(self.settings),
+        )
+
+
+@asynccontextmanager
+async def bread(tmp_path: Path, reply: str, *sources: tuple[str, str]) -> AsyncIterator[Bread]:
+    with LoopbackChatServer(reply) as server:
         settings = loopback_settings(tmp_path, server.base_url)
         store = await open_store(settings)
         try:
             notebook = await store.notebooks.create("Bread")
             ingestor = Ingestor(store, FakeEmbedder(), settings)
-            await ingestor.add_text(notebook.id, "Grains", GRAINS)
-            await ingestor.add_text(notebook.id, "Maintaining a starter", REVIVING)
-            factory = notebook_context_factory(
-                store,
-                FakeEmbedder(),
-                settings,
-                counter=BpeTokenCounter(settings.tokenizer),
-                llm=create_language_model(settings),
-            )
-            build = factory(notebook.id, SPANISH)
-            payload = await build(80)
-            assert payload.request.query == TRANSLATION
-            assert "frequent feeds" in payload.rendered
-            # Asked once, into English, with the titles of the hits to word it by.
-            assert len(server.requests) == 1
-            system, user = sent_messages(server.requests[0])
-            assert "into English" in system.content and "Maintaining a starter" in system.content
-            assert user.content == SPANISH
-            await build(120)
-            assert len(server.requests) == 1
-
-            english = await factory(notebook.id, "How long does a rye dough ferment?")(80)
-            assert english.request.query == "How long does a rye dough ferment?"
-            assert len(server.requests) == 1
+            added = [await ingestor.add_text(notebook.id, *one) for one in sources]
+            ids = [one.source.id for one in added]
+            yield Bread(server, store, settings, notebook.id, ids)
         finally:
             await store.close()
+
+
+async def test_a_question_in_another_language_is_searched_in_the_notebooks(
+    tmp_path: Path,
+) -> None:
+    sources = [("Grains", GRAINS), ("Maintaining a starter", REVIVING)]
+    async with bread(tmp_path, TRANSLATION, *sources) as seeded:
+        factory = seeded.notebook_factory()
+        build = factory(seeded.notebook_id, SPANISH)
+        payload = await build(80)
+        assert payload.request.query == TRANSLATION
+        assert "frequent feeds" in payload.rendered
+        # Asked once, into English, with the titles of the hits to word it by.
+        requests = seeded.server.requests
+        assert len(requests) == 1
+        system, user = sent_messages(requests[0])
+        assert "into English" in system.content and "Maintaining a starter" in system.content
+        assert user.content == SPANISH
+        await build(120)
+        assert len(requests) == 1
+
+        english = await factory(seeded.notebook_id, "How long does a rye dough ferment?")(80)
+        assert english.request.query == "How long does a rye dough ferment?"
+        assert len(requests) == 1
 
 
 async def test_a_reply_that_is_no_translation_leaves_the_question_as_asked(
     tmp_path: Path,
 ) -> None:
-    with LoopbackChatServer("Con pequeñas tomas frecuentes [1].") as server:
-        settings = loopback_settings(tmp_path, server.base_url)
-        store = await open_store(settings)
-        try:
-            notebook = await store.notebooks.create("Bread")
-            await Ingestor(store, FakeEmbedder(), settings).add_text(
-                notebook.id, "Maintaining a starter", REVIVING
-            )
-            factory = notebook_context_factory(
-                store,
-                FakeEmbedder(),
-                settings,
-                counter=BpeTokenCounter(settings.tokenizer),
-                llm=create_language_model(settings),
-            )
-            payload = await factory(notebook.id, SPANISH)(80)
-            assert payload.request.query == SPANISH
-            assert len(server.requests) == 1
-        finally:
-            await store.close()
+    reply = "Con pequeñas tomas frecuentes [1]."
+    async with bread(tmp_path, reply, ("Maintaining a starter", REVIVING)) as seeded:
+        payload = await seeded.notebook_factory()(seeded.notebook_id, SPANISH)(80)
+        assert payload.request.query == SPANISH
+        assert len(seeded.server.requests) == 1
 
 
 async def test_a_source_asked_in_another_language_is_read_with_the_translation(
     tmp_path: Path,
 ) -> None:
-    with LoopbackChatServer(TRANSLATION) as server:
-        settings = loopback_settings(tmp_path, server.base_url)
-        store = await open_store(settings)
-        try:
-            notebook = await store.notebooks.create("Bread")
-            added = await Ingestor(store, FakeEmbedder(), settings).add_text(
-                notebook.id, "Maintaining a starter", f"{GRAINS}\n\n{REVIVING}"
-            )
-            factory = source_context_factory(
-                store, BpeTokenCounter(settings.tokenizer), llm=create_language_model(settings)
-            )
-            build = factory(added.source.id, SPANISH)
-            payload = await build(60)
-            assert payload.request.query == TRANSLATION
-            # Ranked by the translation's terms, the passage on saving a starter comes first.
-            assert "frequent feeds" in payload.passages[0].text
-            assert (await build(90)).request.query == TRANSLATION
-            assert len(server.requests) == 1
-        finally:
-            await store.close()
+    text = f"{GRAINS}\n\n{REVIVING}"
+    async with bread(tmp_path, TRANSLATION, ("Maintaining a starter", text)) as seeded:
+        build = seeded.source_factory()(seeded.source_ids[0], SPANISH)
+        payload = await build(60)
+        assert payload.request.query == TRANSLATION
+        # Ranked by the translation's terms, the passage on saving a starter comes first.
+        assert "frequent feeds" in payload.passages[0].text
+        assert (await build(90)).request.query == TRANSLATION
+        assert len(seeded.server.requests) == 1

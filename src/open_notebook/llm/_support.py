@@ -228,27 +228,17 @@ class SupportScorer:
                 if wanted:
                     lexical[row, column] = len(wanted & found) / len(wanted)
                 allowed[row, column] = holds_numbers(needed, passage_numbers[column])
-        semantic = self._semantic(texts, passages)
+        # Each text's language, read once for the three uses below.
+        text_languages = [self._languages.detect(one) for one in texts]
+        passage_languages = [self._languages.detect(one) for one in passages]
+        semantic = self._semantic(texts, passages, text_languages, passage_languages)
         weight = np.array(
             [[self._readable(text) * self._readable(one) for one in passages] for text in texts],
             dtype=np.float64,
         ).reshape(shape)
-        words = self._same_language(texts, passages)
+        words = _same_language(text_languages, passage_languages)
         scores = np.where(allowed, _combined(weight, semantic, lexical, words), 0.0)
         return SupportMatrix(scores, lexical, semantic)
-
-    def _same_language(self, texts: Sequence[str], passages: Sequence[str]) -> np.ndarray:
-        """1 where a text and a passage are in one language (or either's is unknown), else 0:
-        where words can be shared at all."""
-        text_languages = [self._languages.detect(one) for one in texts]
-        passage_languages = [self._languages.detect(one) for one in passages]
-        return np.array(
-            [
-                [float(not mine or not theirs or mine == theirs) for theirs in passage_languages]
-                for mine in text_languages
-            ],
-            dtype=np.float64,
-        ).reshape(len(texts), len(passages))
 
     def pooled(
         self,
@@ -270,10 +260,17 @@ class SupportScorer:
         lexical = len(wanted & held) / len(wanted) if wanted else 0.0
         semantic = max(float(matrix.semantic[0, column]) for column in columns)
         weight = self._readable(text) * self._readable("\n".join(chosen))
-        words = float(self._same_language([text], ["\n".join(chosen)])[0, 0])
+        together = [self._languages.detect("\n".join(chosen))]
+        words = float(_same_language([self._languages.detect(text)], together)[0, 0])
         return float(_combined(weight, semantic, lexical, words))
 
-    def _semantic(self, texts: Sequence[str], passages: Sequence[str]) -> np.ndarray:
+    def _semantic(
+        self,
+        texts: Sequence[str],
+        passages: Sequence[str],
+        text_languages: Sequence[str],
+        passage_languages: Sequence[str],
+    ) -> np.ndarray:
         shape = (len(texts), len(passages))
         if self._embedder is None or not texts or not passages:
             return np.zeros(shape, dtype=np.float64)
@@ -292,11 +289,9 @@ class SupportScorer:
         matrix = np.asarray(vectors, dtype=np.float64)
         text_vectors = matrix[: len(texts)]
         piece_vectors = matrix[len(texts) :]
-        text_languages = [self._languages.detect(one) for one in texts]
-        passage_languages = [self._languages.detect(one) for one in passages]
         piece_languages = [passage_languages[column] for column in owner]
         # Each model's opinion on its own scale; a text's is the mean of its language's models'.
-        reads = self._models_reading(texts, passages, len(halves))
+        reads = self._models_reading(text_languages, passage_languages, len(halves))
         opinions = np.zeros((len(texts), len(pieces)), dtype=np.float64)
         for model, scale in enumerate(halves):
             cosines = (
@@ -336,22 +331,19 @@ class SupportScorer:
         return scale.across
 
     def _models_reading(
-        self, texts: Sequence[str], passages: Sequence[str], models: int
+        self, text_languages: Sequence[str], passage_languages: Sequence[str], models: int
     ) -> np.ndarray:
         """``[i, m]``: 1 where model ``m`` of the embedder reads text ``i`` against the passages,
         as search reads a question against a notebook (``PairedEmbedder.half_weights``)."""
         weights = getattr(self._embedder, "half_weights", None)
         if weights is None or models == 1:
-            return np.ones((len(texts), models), dtype=np.float64)
-        found = Counter(self._languages.detect(one) for one in passages)
-        scope = {language: count / len(passages) for language, count in found.items()}
+            return np.ones((len(text_languages), models), dtype=np.float64)
+        found = Counter(passage_languages)
+        scope = {language: count / len(passage_languages) for language, count in found.items()}
         return np.array(
-            [
-                [float(one > 0) for one in weights(self._languages.detect(text), scope)]
-                for text in texts
-            ],
+            [[float(one > 0) for one in weights(language, scope)] for language in text_languages],
             dtype=np.float64,
-        ).reshape(len(texts), models)
+        ).reshape(len(text_languages), models)
 
     def _model_halves(self, embedder: Embedder) -> list[_Scale]:
         """Each model's columns of the embedder's vectors, with its unrelated and answer levels
@@ -388,6 +380,18 @@ class SupportScorer:
             vectors = np.asarray(embedder.embed_documents(texts), dtype=np.float64)
             self._scale = _levels_of(vectors)
         return self._scale
+
+
+def _same_language(text_languages: Sequence[str], passage_languages: Sequence[str]) -> np.ndarray:
+    """1 where a text and a passage are in one language (or either's is unknown), else 0: where
+    words can be shared at all."""
+    return np.array(
+        [
+            [float(not mine or not theirs or mine == theirs) for theirs in passage_languages]
+            for mine in text_languages
+        ],
+        dtype=np.float64,
+    ).reshape(len(text_languages), len(passage_languages))
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:
