@@ -7,7 +7,8 @@
 an embedded SurrealKV database under ``--root`` and stores every judged query's hybrid hits
 (``open_notebook.eval``'s hit limit) beside it, under the label ``NAME`` (``NAME+DIR`` with
 distractors). ``score`` opens that database and builds, for each stored query and budget, the
-builder's context and plain chunk packing from the same hits, with the measures of ``eval
+builder's context and plain chunk packing from the same hits (the builder given the question's
+vector when search gave one, as in the product), with the measures of ``eval
 --context`` (:mod:`open_notebook.eval._context`). A change to the builder is then measured on
 identical hits and records in minutes, not after a new ingest.
 """
@@ -64,7 +65,7 @@ async def prepare(name: str, distractors: Sequence[str], root: Path) -> None:
         service = SearchService(store, embedder, settings)
         queries = []
         for query_id, text in dataset.queries.items():
-            hits = await service.search(
+            found = await service.search_with_vector(
                 text, notebook_id=notebook_id, mode=SearchMode.HYBRID, limit=HIT_LIMIT
             )
             judge = _Judge(
@@ -72,7 +73,7 @@ async def prepare(name: str, distractors: Sequence[str], root: Path) -> None:
                 dataset.answers.get(query_id, ()),
                 frozenset(doc for doc, grade in dataset.qrels[query_id].items() if grade > 0),
             )
-            queries.append((query_id, text, judge, list(hits)))
+            queries.append((query_id, text, judge, list(found.hits), found.question_vector))
     finally:
         await store.close()
     with hits_path.open("wb") as out:
@@ -94,12 +95,14 @@ async def score(
     try:
         methods = _methods(store, saved["notebook_id"], counter)
         tallies = {(method, budget): _Tally() for method in methods for budget in budgets}
-        for number, (_, text, judge, hits) in enumerate(saved["queries"][:first], start=1):
+        for number, (_, text, judge, hits, *vector) in enumerate(saved["queries"][:first], start=1):
+            # Stores prepared before the question's vector was kept give the builder none.
+            question_vector = vector[0] if vector else None
             if number % 50 == 0:
                 print(f"{name}: {number}", file=sys.stderr, flush=True)
             for budget in budgets:
                 for method_name, method in methods.items():
-                    built = await method(text, hits, budget)
+                    built = await method(text, hits, budget, question_vector)
                     tallies[method_name, budget].add(
                         *judge.score(built, saved["documents_of"], budget)
                     )

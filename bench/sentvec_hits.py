@@ -100,7 +100,7 @@ async def score(name: str, root: Path, budgets: Sequence[int], first: int | None
     methods = ["builder", *VARIANTS, "baseline"]
     tallies = {(method, budget): _Tally() for method in methods for budget in budgets}
     try:
-        for number, (_, text, judge, hits) in enumerate(saved["queries"][:first], start=1):
+        for number, (_, text, judge, hits, *_) in enumerate(saved["queries"][:first], start=1):
             if number % 50 == 0:
                 print(f"{name}: {number}", file=sys.stderr, flush=True)
                 partial = _report(name, cache, with_question[0], budgets, methods, tallies)
