@@ -352,6 +352,7 @@ EXPORTS: dict[str, list[str]] = {
         "marking_stems",
         "normalized",
         "normalized_words",
+        "polarity_words",
         "query_terms",
         "question_parts",
         "readable_share",

@@ -7,6 +7,7 @@ import pytest
 
 from open_notebook.embeddings import PairedEmbedder
 from open_notebook.llm import (
+    AnswerCheck,
     CitationIndex,
     NumberedPassage,
     SupportScorer,
@@ -50,11 +51,17 @@ def _passages() -> list[NumberedPassage]:
     ]
 
 
-def _check(scorer: SupportScorer, answer: str) -> tuple[bool, float, str]:
+def _judged(scorer: SupportScorer, answer: str, question: str = QUESTION) -> AnswerCheck:
     passages = _passages()
-    sentences = attribute(answer, CitationIndex(visible=passages), scorer, question=QUESTION)
-    found = check_answer(QUESTION, sentences, passages, scorer)
+    sentences = attribute(answer, CitationIndex(visible=passages), scorer, question=question)
+    found = check_answer(question, sentences, passages, scorer)
     assert found is not None and found.evidence is not None
+    return found
+
+
+def _check(scorer: SupportScorer, answer: str) -> tuple[bool, float, str]:
+    found = _judged(scorer, answer)
+    assert found.evidence is not None
     return found.answers, found.score, found.evidence.text
 
 
@@ -79,3 +86,29 @@ def test_nothing_to_judge_without_a_supported_sentence(scorer: SupportScorer) ->
     passages = _passages()
     sentences = attribute("Whales sing at night. [1]", CitationIndex(visible=passages), scorer)
     assert check_answer(QUESTION, sentences, passages, scorer) is None
+
+
+YES_NO = "Does a cold kitchen cut the fermentation of a dense loaf short?"
+
+
+def test_an_answer_that_says_the_question_back_does_not_answer(scorer: SupportScorer) -> None:
+    # Every word is in the passage (the question's are), so its source holds the whole question.
+    found = _judged(
+        scorer, "A cold kitchen cuts the fermentation of a dense loaf short. [2]", YES_NO
+    )
+    assert found.echoes and not found.answers and found.score >= 0.5
+    assert found.as_dict()["echoes"] is True
+
+
+def test_a_yes_or_a_not_is_an_answer_to_a_yes_no_question(scorer: SupportScorer) -> None:
+    for answer in (
+        "Yes, a cold kitchen cuts the fermentation of a dense loaf short. [2]",
+        "No, a cold kitchen does not cut the fermentation of a dense loaf short. [2]",
+    ):
+        found = _judged(scorer, answer, YES_NO)
+        assert not found.echoes and found.answers, answer
+    # A word the question does not hold is something said.
+    found = _judged(
+        scorer, "A cold kitchen cuts the fermentation short, so it needs more time. [2]", YES_NO
+    )
+    assert not found.echoes and found.answers

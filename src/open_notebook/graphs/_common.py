@@ -343,7 +343,9 @@ async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[
     if searched is not None and check is not None:
         other = await asyncio.to_thread(check_answer, searched, sentences, state.seen, deps.scorer)
         if other is not None and other.score > check.score:
-            check = other
+            # The answer is in the asker's language: whether it only says the question back is
+            # read against the asker's wording.
+            check = replace(other, answers=other.answers and not check.echoes, echoes=check.echoes)
     off = check is not None and not check.answers
     return {
         "sentences": sentences,

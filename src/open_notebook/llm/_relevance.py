@@ -11,6 +11,14 @@ on two sentences, in one sentence of its own or in two. Where the question and a
 different languages their words cannot meet, and the embedder's opinion of their meaning is read
 instead. An answer whose sources do not reach :data:`ANSWER_BAR` does not answer: the reader is
 shown the context's best evidence for the question, quoted and marked as such, beside it.
+
+Nor does an answer that only says the question back. A small model that finds no answer often
+restates the question as a statement ("The finite hierarchy implies that graph isomorphism is
+NP-complete." for which hierarchy does): every sentence is in a passage, since the question's words
+are, and its sources hold the whole question. An answer none of whose terms is new to the
+question, and that adds no word of polarity to it ("yes", "not", "jamais":
+:mod:`open_notebook.text._polarity`, since the terms leave stop words out), is flagged as an echo;
+an answer without any term is not judged.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ import numpy as np
 from open_notebook.llm._attribution import AttributedSentence, SupportStatus
 from open_notebook.llm._quotes import Quotable, Quote, quotable_sentences
 from open_notebook.llm._support import SupportScorer
+from open_notebook.text import polarity_words
 
 # The share of the question an answer's sources must hold. Measured on 174 answers of the 1.5B
 # to 60 squad-long questions (bench/answers.py): sources holding under 0.3 of the question's
@@ -42,12 +51,15 @@ class AnswerCheck:
     answers: bool
     score: float
     evidence: Quote | None
+    # The answer holds no term the question does not: it says the question back.
+    echoes: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         evidence = self.evidence
         return {
             "answers": self.answers,
             "score": round(self.score, 4),
+            "echoes": self.echoes,
             "evidence": None
             if evidence is None
             else {"number": evidence.number, "text": evidence.text},
@@ -90,4 +102,7 @@ def check_answer(
     held = len(wanted & terms) / len(wanted) if wanted else 1.0
     score = max([held, *meaning])
     evidence = candidates[int(np.argmax(by_question.scores[0]))]
-    return AnswerCheck(score >= ANSWER_BAR, score, evidence)
+    said = frozenset().union(*(scorer.terms(claim) for claim in claims))
+    turned = frozenset().union(*(polarity_words(claim) for claim in claims))
+    echoes = bool(said) and said <= wanted and turned <= polarity_words(question)
+    return AnswerCheck(score >= ANSWER_BAR and not echoes, score, evidence, echoes)

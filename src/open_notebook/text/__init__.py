@@ -18,6 +18,7 @@ from open_notebook.text._analyze import (
 )
 from open_notebook.text._detect import LanguageDetector, load_cld2, stop_word_vote
 from open_notebook.text._languages import STEMMERS, UNKNOWN, normalized, stop_words
+from open_notebook.text._polarity import polarity_words
 from open_notebook.text._questions import question_parts
 from open_notebook.text._scripts import (
     INDIC,
@@ -50,6 +51,7 @@ __all__ = [
     "marking_stems",
     "normalized",
     "normalized_words",
+    "polarity_words",
     "query_terms",
     "question_parts",
     "readable_share",
