@@ -3,10 +3,9 @@
 Stop-word lists hold them (Snowball's English list has "no", "not" and "nor"), so an analysis
 that drops stop words cannot tell "BSkyB does not control the channels." from "BSkyB controls the
 channels?": the terms are the question's in both. A sentence that adds one of these words to
-the question's says something the question did not. One list for every language: the words of
-one language that spell another's polarity word ("no" in English, Spanish, Italian) mean the
-same there, and a sentence is read against its own question, so a false match only keeps an
-answer from being flagged.
+the question's says something the question did not. One list for every language: "no" is one in
+English, Spanish and Italian alike, and a word of one language that spells another's polarity
+word (French "si", "personne") at worst keeps an answer from being flagged.
 """
 
 from __future__ import annotations
