@@ -2,7 +2,8 @@
 
 Languages are ISO 639-1 codes (``"en"``, ``"es"``); ``""`` is a text whose language is unknown.
 A language has a stemmer when Snowball has one for it (PyStemmer's ``algorithms()``) and stop
-words when Snowball publishes a list for it (``_stopwords.py``). A language with neither is
+words when Snowball publishes a list for it (``_stopwords.py``), with the words that ask a
+question added. A language with neither is
 still analyzed: its words are folded and kept whole.
 """
 
@@ -78,6 +79,29 @@ STOP_WORDS: Final = {
 }
 NO_STOP_WORDS: Final[frozenset[str]] = frozenset()
 
+# The words that ask, by language. Snowball's lists were made for documents: English's holds
+# "when", "where", "why" and "how", but French's has no "quand", "comment", "pourquoi" or
+# "combien", and Spanish's holds "cuando" and "donde" but not the accented "cuándo" and "dónde"
+# of a question. Left in, a question word is a term no passage holds: search matches it where
+# it happens to occur, and the share of a question's terms a passage holds, which decides whether
+# a context covers the question, is lower for every French or Spanish question than for its
+# English twin. They are stop words of every text, so a passage and a question read the same.
+_QUESTION_WORDS: Final = {
+    "en": "what who whom whose which when where why how",
+    "es": "qué quién quiénes cuál cuáles cuándo dónde adónde cómo cuánto cuánta cuántos cuántas",
+    "fr": "quand comment pourquoi combien où quoi lequel laquelle lesquels lesquelles",
+    "pt": "quê quem qual quais quando onde como quanto quanta quantos quantas porquê",
+    "it": "chi cosa quale quali quando dove come quanto quanta quanti quante perché",
+    "de": "wann warum wieso weshalb wie wo woher wohin wer wen wem wessen was welche welcher "
+    "welches welchen welchem",
+    "nl": "wanneer waarom hoe waar wie wat welke welk",
+    "ru": "когда почему зачем как где куда откуда кто что какой какая какое какие сколько",
+}
+_ANALYZED: Final = {
+    code: words | frozenset(_QUESTION_WORDS.get(code, "").split())
+    for code, words in STOP_WORDS.items()
+}
+
 
 def normalized(code: str) -> str:
     """A detector's code as the analysis names languages: lowercase, no region or script
@@ -87,4 +111,6 @@ def normalized(code: str) -> str:
 
 
 def stop_words(language: str) -> frozenset[str]:
-    return STOP_WORDS.get(language, NO_STOP_WORDS)
+    """The words the analysis leaves out in ``language``: Snowball's list and the words that
+    ask (:data:`STOP_WORDS` alone tells languages apart)."""
+    return _ANALYZED.get(language, NO_STOP_WORDS)
