@@ -82,10 +82,20 @@ def test_an_answer_drawing_on_both_halves_of_the_question_answers(scorer: Suppor
     assert answers and score >= 0.4
 
 
-def test_nothing_to_judge_without_a_supported_sentence(scorer: SupportScorer) -> None:
+def test_an_answer_no_passage_holds_does_not_answer(scorer: SupportScorer) -> None:
     passages = _passages()
     sentences = attribute("Whales sing at night. [1]", CitationIndex(visible=passages), scorer)
-    assert check_answer(QUESTION, sentences, passages, scorer) is None
+    found = check_answer(QUESTION, sentences, passages, scorer)
+    # Nothing of it comes from the context: the reader is shown the context's best evidence.
+    assert found is not None and not found.answers and found.score == 0.0
+    assert found.evidence is not None and found.evidence.text == DENSE
+
+
+def test_nothing_to_judge_without_an_answer_or_passages(scorer: SupportScorer) -> None:
+    passages = _passages()
+    assert check_answer(QUESTION, [], passages, scorer) is None
+    sentences = attribute("Whales sing at night.", CitationIndex(visible=[]), scorer)
+    assert check_answer(QUESTION, sentences, [], scorer) is None
 
 
 YES_NO = "Does a cold kitchen cut the fermentation of a dense loaf short?"

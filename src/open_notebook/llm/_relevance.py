@@ -9,8 +9,9 @@ share of the question's terms they hold, each with the sentence before it in its
 an answer's subject is often named). Together, because an answer to a question of two parts draws
 on two sentences, in one sentence of its own or in two. Where the question and a source are in
 different languages their words cannot meet, and the embedder's opinion of their meaning is read
-instead. An answer whose sources do not reach :data:`ANSWER_BAR` does not answer: the reader is
-shown the context's best evidence for the question, quoted and marked as such, beside it.
+instead. An answer whose sources do not reach :data:`ANSWER_BAR`, or that no passage holds at
+all, does not answer: the reader is shown the context's best evidence for the question, quoted
+and marked as such, beside it.
 
 Nor does an answer that only says the question back. A small model that finds no answer often
 restates the question as a statement ("The finite hierarchy implies that graph isomorphism is
@@ -73,20 +74,24 @@ def check_answer(
     scorer: SupportScorer,
 ) -> AnswerCheck | None:
     """Judge an attributed answer against its question (``None``: nothing to judge, no
-    supported sentence or no passage)."""
+    sentence or no passage). An answer none of whose sentences a passage holds does not come
+    from the context at all: it does not answer, and the context's best evidence is quoted."""
     claims = [one.text for one in sentences]
     candidates = quotable_sentences(passages)
-    if not candidates or not any(one.status is SupportStatus.SUPPORTED for one in sentences):
+    if not candidates or not claims:
         return None
     texts = [one.text for one in candidates]
     scorer.read_in([question, *claims, *texts])
+    by_question = scorer.score([question], texts)
+    evidence = candidates[int(np.argmax(by_question.scores[0]))]
+    if not any(one.status is SupportStatus.SUPPORTED for one in sentences):
+        return AnswerCheck(False, 0.0, evidence)
     matrix = scorer.score(claims, texts)
     chosen: set[int] = set()
     for row in range(len(claims)):
         ranked = [int(one) for one in np.argsort(-matrix.scores[row], kind="stable")[:2]]
         top = float(matrix.scores[row, ranked[0]])
         chosen.update(one for one in ranked if matrix.scores[row, one] >= SECOND_SOURCE * top)
-    by_question = scorer.score([question], texts)
     language = scorer.language(question)
     meaning = [
         float(by_question.semantic[0, one])
@@ -101,7 +106,6 @@ def check_answer(
     wanted = scorer.terms(question)
     held = len(wanted & terms) / len(wanted) if wanted else 1.0
     score = max([held, *meaning])
-    evidence = candidates[int(np.argmax(by_question.scores[0]))]
     said = frozenset().union(*(scorer.terms(claim) for claim in claims))
     turned = frozenset().union(*(polarity_words(claim) for claim in claims))
     echoes = bool(said) and said <= wanted and turned <= polarity_words(question)
