@@ -35,12 +35,10 @@ from open_notebook.context._model import (
 )
 from open_notebook.context._record.fit import (
     FitParams,
-    label_pair,
     label_tokens,
     place_whole,
     reserved_tokens,
     shrink,
-    stub_body_tokens,
     surely_longer,
 )
 from open_notebook.context._record.ledger import (
@@ -49,7 +47,7 @@ from open_notebook.context._record.ledger import (
     SelectOptions,
     SelectState,
 )
-from open_notebook.context._record.unread import whole_bounds
+from open_notebook.context._record.unread import could_fit, whole_room
 from open_notebook.context._render import SEPARATOR, render_document
 from open_notebook.errors import BudgetTooSmallError
 
@@ -124,17 +122,16 @@ def _judge_unread(candidate: Candidate, state: SelectState) -> None:
         state.unread.append(candidate.id)
         return
     room = state.room(candidate)
-    label, cut_label = label_pair(candidate, state.params)
-    if room < MIN_BLOCK_TOKENS or label > room:
-        state.drop(candidate)
-        return
-    # The least a first item (nothing placed or deferred yet) takes; +1: label-body line break.
+    if state.options.superset:
+        # The second pass offers dropped candidates the room deferred items leave: judged
+        # against the whole budget, the last round reads every text a decision could need.
+        room = max(room, whole_room(state))
     tight = not state.placed and not state.deferred
-    stub = cut_label + 1 + stub_body_tokens(state.params, tight=tight)
-    low, estimate = whole_bounds(candidate, label)
-    if low > room and stub > room:
+    fits = could_fit(candidate, room, state, tight=tight)
+    if fits is None:
         state.drop(candidate)
         return
+    cut_label, estimate, stub = fits
     state.unread.append(candidate.id)
     if state.options.superset:
         # Every later candidate gets at most this room: judging them all against it lists every
@@ -178,6 +175,12 @@ def _retry_dropped(state: SelectState, deduper: Deduper, *, before: Candidate) -
         if dropped.reason is not DropReason.BUDGET or sort_key(candidate) > sort_key(before):
             continue
         room = state.room(candidate)
+        if not candidate.loaded:
+            # A bound proved it could not fit the room it was judged in, so its text was not
+            # read; the room is larger now, and whether it fits takes the text.
+            if could_fit(candidate, room, state, tight=False) is not None:
+                state.unread.append(candidate.id)
+            continue
         whole = place_whole(candidate, state.params)
         placed = (
             whole
@@ -258,6 +261,8 @@ def select(
     if state.unread:
         return Selection((), (), "", 0, tuple(state.unread))
     _second_pass(state, deduper)
+    if state.unread:
+        return Selection((), (), "", 0, tuple(state.unread))
     if eligible and not state.placed:
         raise BudgetTooSmallError(
             f"a budget of {options.budget} tokens cannot hold even one item's stub; "

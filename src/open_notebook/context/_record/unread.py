@@ -2,7 +2,8 @@
 
 A context build reads texts only for candidates that could enter. While a candidate is unread,
 :func:`whole_bounds` gives a lower bound of its whole block's tokens (to prove it cannot fit) and
-an estimate (to plan which texts to read together). A wrong estimate costs one more round of
+an estimate (to plan which texts to read together); :func:`could_fit` proves it cannot fit a room
+with them. A wrong estimate costs one more round of
 reading; the lower bound decides, so it is kept well under the count it stands for.
 """
 
@@ -11,6 +12,8 @@ from __future__ import annotations
 from typing import Final
 
 from open_notebook.context._model import Candidate
+from open_notebook.context._record.fit import label_pair, stub_body_tokens
+from open_notebook.context._record.ledger import MIN_BLOCK_TOKENS, SelectState
 
 # Rendering strips the text's ends and escapes some characters, and BPE may merge across the
 # label/body boundary: a margin of a few tokens plus 1/16 covers both with room to spare.
@@ -29,3 +32,28 @@ def whole_bounds(candidate: Candidate, label: int) -> tuple[int, int]:
         return label, label + 1 + candidate.chars // _CHARS_PER_TOKEN
     low = label + tokens - _MARGIN_TOKENS - tokens // _MARGIN_SHARE
     return max(label, low), label + 1 + tokens
+
+
+def could_fit(
+    candidate: Candidate, room: int, state: SelectState, *, tight: bool
+) -> tuple[int, int, int] | None:
+    """``None`` when an unread candidate provably cannot fit ``room`` (its label, or a lower
+    bound of its whole block and its stub, exceed it); else its cut label's tokens, the estimate
+    of its whole block and its stub."""
+    label, cut_label = label_pair(candidate, state.params)
+    if room < MIN_BLOCK_TOKENS or label > room:
+        return None
+    # The least a first item (nothing placed or deferred yet) takes; +1: label-body line break.
+    stub = cut_label + 1 + stub_body_tokens(state.params, tight=tight)
+    low, estimate = whole_bounds(candidate, label)
+    if low > room and stub > room:
+        return None
+    return cut_label, estimate, stub
+
+
+def whole_room(state: SelectState) -> int:
+    """The most room a candidate could ever be offered: the budget (within a group's cap)."""
+    room = (state.options.budget or 0) - state.sep
+    if state.options.per_group_cap is not None:
+        room = min(room, state.options.per_group_cap)
+    return room
