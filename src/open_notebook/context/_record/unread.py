@@ -2,9 +2,9 @@
 
 A context build reads texts only for candidates that could enter. While a candidate is unread,
 :func:`whole_bounds` gives a lower bound of its whole block's tokens (to prove it cannot fit) and
-an estimate (to plan which texts to read together); :func:`could_fit` proves it cannot fit a room
-with them. A wrong estimate costs one more round of
-reading; the lower bound decides, so it is kept well under the count it stands for.
+an estimate (to plan which texts to read together); :func:`could_fit` proves with them that it
+cannot fit a room. A wrong estimate costs one more round of reading; the lower bound decides, so
+it is kept well under the count it stands for.
 """
 
 from __future__ import annotations
@@ -52,8 +52,9 @@ def could_fit(
 
 
 def whole_room(state: SelectState) -> int:
-    """The most room a candidate could ever be offered: the budget (within a group's cap)."""
-    room = (state.options.budget or 0) - state.sep
+    """The most room a candidate could ever be offered: the budget (within a group's cap; the
+    first block has no separator before it)."""
+    room = state.options.budget or 0
     if state.options.per_group_cap is not None:
         room = min(room, state.options.per_group_cap)
     return room
