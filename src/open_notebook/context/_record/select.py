@@ -47,7 +47,7 @@ from open_notebook.context._record.ledger import (
     SelectOptions,
     SelectState,
 )
-from open_notebook.context._record.unread import could_fit, whole_room
+from open_notebook.context._record.unread import could_fit, unread_retries, whole_room
 from open_notebook.context._render import SEPARATOR, render_document
 from open_notebook.errors import BudgetTooSmallError
 
@@ -144,6 +144,11 @@ def _judge_unread(candidate: Candidate, state: SelectState) -> None:
 
 
 def _second_pass(state: SelectState, deduper: Deduper) -> None:
+    needed = unread_retries(state)
+    if needed:
+        # Read in one round every text a retry below could need, rather than one per round.
+        state.unread.extend(needed)
+        return
     for deferred in state.deferred:
         candidate = deferred.candidate
         state.release(candidate, deferred.reserved)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from open_notebook.context._model import Candidate
+from open_notebook.context._model import Candidate, DropReason, sort_key
 from open_notebook.context._record.fit import label_pair, stub_body_tokens
 from open_notebook.context._record.ledger import MIN_BLOCK_TOKENS, SelectState
 
@@ -58,3 +58,24 @@ def whole_room(state: SelectState) -> int:
     if state.options.per_group_cap is not None:
         room = min(room, state.options.per_group_cap)
     return room
+
+
+def unread_retries(state: SelectState) -> list[str]:
+    """The unread candidates dropped for the budget that a retry of the second pass could offer
+    room to: of higher priority than a deferred item, and not proven unfit for the room freed
+    when every reserve is released."""
+    if state.options.budget is None or not state.deferred:
+        return []
+    last = max(sort_key(one.candidate) for one in state.deferred)
+    reserved = sum(one.reserved + state.sep for one in state.deferred)
+    return [
+        dropped.candidate.id
+        for dropped in state.dropped
+        if dropped.reason is DropReason.BUDGET
+        and not dropped.candidate.loaded
+        and sort_key(dropped.candidate) <= last
+        and could_fit(
+            dropped.candidate, state.room(dropped.candidate) + reserved, state, tight=False
+        )
+        is not None
+    ]
