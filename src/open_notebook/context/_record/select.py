@@ -181,10 +181,7 @@ def _retry_dropped(state: SelectState, deduper: Deduper, *, before: Candidate) -
             continue
         room = state.room(candidate)
         if not candidate.loaded:
-            # A bound proved it could not fit the room it was judged in, so its text was not
-            # read; the room is larger now, and whether it fits takes the text.
-            if could_fit(candidate, room, state, tight=False) is not None:
-                state.unread.append(candidate.id)
+            # Unread: :func:`unread_retries` had every text this room could take read first.
             continue
         whole = place_whole(candidate, state.params)
         placed = (
