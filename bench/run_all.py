@@ -157,6 +157,14 @@ def context_bench(dataset: str) -> Bench:
 BENCHES: tuple[Bench, ...] = (
     Bench("ingest", "bench.ingest", ("--passages", "160", "--repeats", "2"), (), timeout_s=300),
     Bench(
+        "ingest-default",
+        "bench.ingest_default",
+        ("--passages", "160", "--repeats", "3"),
+        (),
+        timeout_s=300,
+        needs=(SHARED_DATA / "business-reports",),
+    ),
+    Bench(
         "search",
         "bench.search",
         ("--sizes", "10000,50000", "--queries", "20", "--brute", "3"),

@@ -102,3 +102,21 @@ def test_use_reads_a_text_and_its_sentences_in_one_run(paired: PairedEmbedder) -
     similarity = pooled[0] @ alone.T
     assert (np.diag(similarity) > 0.7).all()
     assert (similarity.argmax(axis=1) == np.arange(3)).all()
+
+
+def test_texts_read_together_give_each_text_its_vectors_alone(paired: PairedEmbedder) -> None:
+    # A batch's windows stop at each text's ends: no text reads its neighbour's tokens.
+    use = paired.second
+    assert isinstance(use, UseEmbedder)
+    texts = [EVIDENCE, OTHER, "Москва — столица России. Она стоит на реке.", "短。", ""]
+    groups = [[text[start:end] for start, end in sentences(text)] or [text] for text in texts]
+    whole, pooled = use.embed_with_parts(groups)
+    for row, group in enumerate(groups):
+        alone, own = use.embed_with_parts([group])
+        assert np.allclose(whole[row], alone[0], atol=1e-5)
+        assert np.allclose(pooled[row], own[0], atol=1e-5)
+    # Forty texts run in more than one batch, in order.
+    many = [[f"Sentence number {index} of the list."] for index in range(40)]
+    vectors, _ = use.embed_with_parts(many)
+    assert np.allclose(vectors, use.embed_documents([one[0] for one in many]), atol=1e-5)
+    assert use.embed_with_parts([])[0].shape == (0, 512)

