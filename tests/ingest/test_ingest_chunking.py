@@ -83,6 +83,24 @@ def test_markdown_headings_become_heading_paths(minilm: OnnxMiniLMEmbedder) -> N
     assert len(plain) == 1 and plain[0].heading_path == ()
 
 
+def test_a_heading_with_nothing_under_it_opens_the_next_section(
+    minilm: OnnxMiniLMEmbedder,
+) -> None:
+    # A title alone would be a chunk that matches every question on the topic and answers none.
+    text = (
+        "# Maintaining a starter\n\n## Feeding\n\nFeed it daily.\n\n## Storage\n\n"
+        "### Cold\n\nKeep it in the refrigerator.\n\n## Empty at the end\n"
+    )
+    chunks = chunk_text(text, count_tokens=minilm.count_tokens, max_tokens=256, fmt="markdown")
+    _assert_exact(text, chunks, minilm, 256)
+    assert [(chunk.heading_path, chunk.text.splitlines()[0]) for chunk in chunks] == [
+        (("Maintaining a starter", "Feeding"), "# Maintaining a starter"),
+        (("Maintaining a starter", "Storage", "Cold"), "## Storage"),
+        (("Maintaining a starter", "Empty at the end"), "## Empty at the end"),
+    ]
+    assert "Feed it daily." in chunks[0].text and "refrigerator" in chunks[1].text
+
+
 def test_chunks_prefer_paragraph_ends(minilm: OnnxMiniLMEmbedder) -> None:
     paragraph = " ".join(["The river flows to the sea."] * 8)
     text = "\n\n".join([paragraph] * 6)

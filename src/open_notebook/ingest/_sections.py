@@ -23,21 +23,32 @@ class Section:
 
 
 def markdown_sections(text: str) -> list[Section]:
-    """Sections that start at ATX headings (outside code fences), with their heading path."""
+    """Sections that start at ATX headings (outside code fences), with their heading path.
+
+    A heading with nothing under it before the next heading (a document's title right above
+    its first section) opens the next section instead of being one: alone, it would be a chunk
+    of a few words that matches every question about the document's topic and holds no answer
+    to any (the demo's "# Maintaining and reviving a starter" was the first hit of "How do I
+    revive a neglected starter?"). The section keeps the deeper heading path.
+    """
     sections: list[Section] = []
     path: list[tuple[int, str]] = []
     start, offset, in_fence = 0, 0, False
+    body = False  # whether the open section holds anything besides its heading
     for line in text.splitlines(keepends=True):
         if _FENCE.match(line):
             in_fence = not in_fence
         heading = None if in_fence else _HEADING.match(line.rstrip("\r\n"))
         if heading is not None:
-            if offset > start:
+            if offset > start and body:
                 sections.append(Section(start, offset, tuple(title for _, title in path)))
+                start = offset
             level = len(heading.group(1))
             path = [(lvl, title) for lvl, title in path if lvl < level]
             path.append((level, heading.group(2).strip()))
-            start = offset
+            body = False
+        elif line.strip():
+            body = True
         offset += len(line)
     if offset > start:
         sections.append(Section(start, offset, tuple(title for _, title in path)))
