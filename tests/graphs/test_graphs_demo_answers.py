@@ -2,11 +2,14 @@
 question asks, cited to the passage that says it, in the asker's language (real ingest, real
 embedder, real model, greedy).
 
-Two of issue 43's acceptance checks do not hold yet and are marked ``xfail(strict=True)``, so
+Four of issue 43's acceptance checks do not hold yet and are marked ``xfail(strict=True)``, so
 the day one passes the marker must go: the dense-bread question's context leaves out the passages
-that say a cold kitchen cuts fermentation short (BM25 ranks "Rye" high for "come"/"bread"), and
-the 1.5B copies the hooch sentence for the revive question although the context holds the
-answer."""
+that say a cold kitchen cuts fermentation short (BM25 ranks "Rye" high for "come"/"bread"); for
+the revive question the 1.5B says to feed the starter in a warm spot, from the passage that says
+so, but writes the number of the passage after it; the Spanish and French questions are answered
+in their languages, citing a passage about rye that does not say it. The last two passed while a
+request's reading depended on what was asked before it (``llm/_kv_state.py``): with every request
+read the same way, they fail every time."""
 
 from __future__ import annotations
 
@@ -107,7 +110,7 @@ async def test_the_dense_bread_question_gets_under_fermentation_cited(demo: Demo
     assert done.answer_check is not None and done.answer_check.answers
 
 
-@pytest.mark.xfail(strict=True, reason="issue 43: the 1.5B copies the hooch sentence")
+@pytest.mark.xfail(strict=True, reason="issue 43: the 1.5B cites the passage after its source")
 async def test_the_revive_question_gets_feeding_cited(demo: Demo) -> None:
     done = await demo.ask(REVIVE)
     assert not done.refused, done.answer
@@ -146,13 +149,24 @@ async def test_a_question_in_another_language_is_answered_in_it_when_asked_to_an
 
 ANSWERED = [
     # What the answer must say, any one of: fermentation; feeding, or a warm spot.
-    (
+    pytest.param(
         "¿Por qué el pan de masa madre sale denso?",
         "es",
         ("ferment",),
         {FERMENTATION, TROUBLESHOOTING},
+        marks=pytest.mark.xfail(
+            strict=True, reason="issue 43: the 1.5B cites the rye passage [4], not [1]"
+        ),
     ),
-    ("Comment raviver un levain négligé ?", "fr", ("nourri", "chaud"), {MAINTAINING}),
+    pytest.param(
+        "Comment raviver un levain négligé ?",
+        "fr",
+        ("nourri", "chaud"),
+        {MAINTAINING},
+        marks=pytest.mark.xfail(
+            strict=True, reason="issue 43: the 1.5B cites the rye-starter passage [3], not [1]"
+        ),
+    ),
 ]
 
 

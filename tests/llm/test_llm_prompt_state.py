@@ -1,3 +1,6 @@
+"""Each request starts from its instructions read alone (``llm/_kv_state.py``): kept on disk for
+later requests and processes, and the same answer to the same question whatever came before."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,6 +9,7 @@ import pytest
 
 from open_notebook.config import LocalModelName
 from open_notebook.llm import ChatMessage, LocalModel, Role, model_spec
+from open_notebook.llm._kv_state import KEPT
 
 # A Qwen model: Gemma 3's sliding-window layers keep llama.cpp from reusing a cached prompt.
 QWEN = model_spec(LocalModelName.QWEN_05B)
@@ -13,36 +17,73 @@ RULES = (
     "You answer questions about the weather in one word. The answer is a single English word, "
     "written in lower case, with no punctuation and nothing before or after it."
 )
+# A long shared start after the instructions: left to itself, llama.cpp would reuse it from the
+# previous request and read only what follows, in other batches.
+NOTES = "Notes on the weather. " + " ".join(
+    f"On day {day} the sky was grey, the wind came from the west and it rained a little."
+    for day in range(1, 13)
+)
 
 
-def _messages(question: str) -> list[ChatMessage]:
-    return [ChatMessage(Role.SYSTEM, RULES), ChatMessage(Role.USER, question)]
+def _messages(question: str, rules: str = RULES) -> list[ChatMessage]:
+    return [ChatMessage(Role.SYSTEM, rules), ChatMessage(Role.USER, question)]
 
 
-async def _answer(model: LocalModel, question: str) -> str:
-    return "".join([one async for one in model.stream(_messages(question), max_tokens=4)])
+async def _answer(model: LocalModel, question: str, rules: str = RULES) -> str:
+    return "".join([one async for one in model.stream(_messages(question, rules), max_tokens=6)])
+
+
+def _instructions_tokens(model: LocalModel) -> int:
+    return model.count_tokens(f"<|im_start|>system\n{RULES}<|im_end|>\n<|im_start|>user\n")
 
 
 @pytest.mark.slow
-async def test_a_new_process_starts_from_the_prompt_the_last_one_read(tmp_path: Path) -> None:
+async def test_the_instructions_are_read_once_and_kept_for_the_next_process(
+    tmp_path: Path,
+) -> None:
     models, state = tmp_path / "models", tmp_path / "state"
     first = LocalModel(QWEN, models, context_window=1024, state_dir=state)
     await _answer(first, "What colour is the sky on a clear day?")
-    assert first.last_timings["cache_n"] == 0
+    # The instructions were read alone first; the request read only what follows them.
+    assert first.last_timings["cache_n"] >= _instructions_tokens(first) - 2
     first.close()
-    saved = list(state.iterdir())
-    assert [one.suffix for one in saved] == [".kv"]  # one file, no partial one left
-    # Another model instance is another llama.cpp server, as in the next CLI process: it reads
-    # only what follows the instructions the saved prompt shares with its own.
+    (saved,) = state.iterdir()
+    assert saved.suffix == ".kv"  # one file, no partial one left
+    written = saved.stat().st_mtime_ns
+    # Another model instance is another llama.cpp server, as in the next CLI process: it
+    # restores the instructions instead of reading them.
     second = LocalModel(QWEN, models, context_window=1024, state_dir=state)
     await _answer(second, "What falls from clouds when it rains?")
-    shared = second.count_tokens(f"<|im_start|>system\n{RULES}<|im_end|>\n<|im_start|>user\nWhat")
-    assert second.last_timings["cache_n"] >= shared - 2
+    assert second.last_timings["cache_n"] >= _instructions_tokens(second) - 2
     second.close()
+    assert [one.name for one in state.iterdir()] == [saved.name]
+    assert saved.read_bytes() and saved.stat().st_mtime_ns >= written
 
 
 @pytest.mark.slow
-async def test_a_saved_prompt_that_does_not_restore_is_removed(tmp_path: Path) -> None:
+async def test_the_same_question_gets_the_same_answer_whatever_came_before(
+    tmp_path: Path,
+) -> None:
+    """Token for token and log-probability for log-probability: the request is read the same
+    way after another that shares a long start with it as in a process that asked nothing."""
+    models = tmp_path / "models"
+    question = f"{NOTES}\nWhat was the weather like on day 12?"
+    fresh = LocalModel(QWEN, models, context_window=2048)
+    await _answer(fresh, question)
+    alone = list(fresh.last_tokens)
+    fresh.close()
+    model = LocalModel(QWEN, models, context_window=2048)
+    await _answer(model, f"{NOTES}\nWhere did the wind come from on day 3?")
+    await _answer(model, question)
+    assert model.last_timings["cache_n"] < _instructions_tokens(model) + 5
+    assert model.last_tokens == alone
+    model.close()
+
+
+@pytest.mark.slow
+async def test_a_saved_state_that_does_not_restore_is_removed_and_made_again(
+    tmp_path: Path,
+) -> None:
     models, state = tmp_path / "models", tmp_path / "state"
     first = LocalModel(QWEN, models, context_window=1024, state_dir=state)
     await _answer(first, "What colour is the sky on a clear day?")
@@ -51,7 +92,21 @@ async def test_a_saved_prompt_that_does_not_restore_is_removed(tmp_path: Path) -
     saved.write_bytes(b"not a llama.cpp state file")
     second = LocalModel(QWEN, models, context_window=1024, state_dir=state)
     assert await _answer(second, "What falls from clouds when it rains?")
-    assert second.last_timings["cache_n"] == 0
+    assert second.last_timings["cache_n"] >= _instructions_tokens(second) - 2
     second.close()
     # The broken file went; the second process saved its own.
     assert saved.read_bytes() != b"not a llama.cpp state file"
+
+
+@pytest.mark.slow
+async def test_each_text_of_instructions_has_its_file_and_only_the_newest_are_kept(
+    tmp_path: Path,
+) -> None:
+    models, state = tmp_path / "models", tmp_path / "state"
+    model = LocalModel(QWEN, models, context_window=1024, state_dir=state)
+    for number in range(KEPT + 2):
+        await _answer(model, "Is it raining?", f"{RULES} Rule {number}.")
+    await _answer(model, "Is it raining?", f"{RULES} Rule {KEPT + 1}.")
+    model.close()
+    assert len(list(state.glob("*.kv"))) == KEPT
+    assert not list(state.glob("*.part"))

@@ -12,8 +12,11 @@ import asyncio
 import logging
 import os
 import secrets
+import shutil
+import tempfile
 import threading
 from collections.abc import AsyncIterator, Sequence
+from itertools import takewhile
 from pathlib import Path
 from typing import Any, Final
 
@@ -25,7 +28,7 @@ from open_notebook.llm._kv_state import PromptState
 from open_notebook.llm._models import LocalModelSpec, Template, ensure_model_file
 from open_notebook.llm._quotes import Quote, quote_grammar
 from open_notebook.llm._templates import CHATML_STOPS, GEMMA_STOPS, render_prompt
-from open_notebook.llm._types import ChatMessage, collect
+from open_notebook.llm._types import ChatMessage, Role, collect
 
 log = logging.getLogger(__name__)
 
@@ -95,12 +98,16 @@ class LocalModel:
         )
         # A fixed sampling seed makes an answer repeatable (benchmarks); None samples afresh.
         self._seed = seed
-        # Where the prompt read last is kept for the next process (None: not kept).
+        # Where each request's instructions are kept, read, for every later request and process
+        # (None, or a folder that cannot be written: a folder of this instance's own).
         self._state_dir = state_dir
+        self._own_state_dir: Path | None = None
         self._state: PromptState | None = None
         self._server: Any = None
         self._http: httpx.Client | None = None
         self._load_lock = threading.Lock()
+        # One request at a time sets the slot to its instructions and reads the rest after them.
+        self._turn = threading.Lock()
         # Counts and speeds of the last finished generation, as llama.cpp reported them.
         self.last_usage: dict[str, int] = {}
         self.last_timings: dict[str, float] = {}
@@ -116,7 +123,10 @@ class LocalModel:
         with self._load_lock:
             if self._http is not None:
                 self._http.close()
-            self._server, self._http = None, None
+            self._server, self._http, self._state = None, None, None
+            if self._own_state_dir is not None:
+                shutil.rmtree(self._own_state_dir, ignore_errors=True)
+                self._own_state_dir = None
 
     @property
     def loopback_url(self) -> str | None:
@@ -135,16 +145,18 @@ class LocalModel:
         path = ensure_model_file(self.spec, self._models_dir)
         key = secrets.token_urlsafe(24)
         params = self.server_params(path, key)
-        if self._state_dir is not None and _writable(self._state_dir):
-            self._state = PromptState(
-                self._state_dir,
-                model_sha256=self.spec.sha256,
-                window=self.context_window,
-                runtime=str(getattr(xllamacpp, "__version__", "")),
-            )
-            params.endpoint_slots = True
-            # llama.cpp joins this prefix and a file name as strings.
-            params.slot_save_path = f"{self._state_dir}{os.sep}"
+        folder = self._state_dir
+        if folder is None or not _writable(folder):
+            folder = self._own_state_dir = Path(tempfile.mkdtemp(prefix="open-notebook-slot-"))
+        self._state = PromptState(
+            folder,
+            model_sha256=self.spec.sha256,
+            window=self.context_window,
+            runtime=str(getattr(xllamacpp, "__version__", "")),
+        )
+        params.endpoint_slots = True
+        # llama.cpp joins this prefix and a file name as strings.
+        params.slot_save_path = f"{folder}{os.sep}"
         try:
             server = xllamacpp.Server(params)
         except RuntimeError as exc:
@@ -199,10 +211,11 @@ class LocalModel:
         cite: Sequence[int] = (),
     ) -> AsyncIterator[str]:
         server = await asyncio.to_thread(self._ensure_server)
-        if self._state is not None and self._http is not None:
-            await asyncio.to_thread(self._state.restore, self._http)
+        instructions = instructions_of(self.spec, messages)
         request = self._request(messages, max_tokens, stop, quote, cite)
-        run = _Run(asyncio.get_running_loop(), self)
+        # Without instructions of its own a request is read whole, from an empty slot.
+        request["cache_prompt"] = bool(instructions)
+        run = _Run(asyncio.get_running_loop(), self, instructions)
         task = asyncio.create_task(asyncio.to_thread(run.execute, server, request))
         try:
             while (item := await run.queue.get()) is not _DONE:
@@ -212,9 +225,16 @@ class LocalModel:
         finally:
             run.cancelled = True  # tells llama.cpp to stop if the reader went away early
             await task
-        # Reached only when the answer ran to its end.
-        if self._state is not None and self._http is not None:
-            await asyncio.to_thread(self._state.save, self._http)
+
+    def start_from(self, server: Any, instructions: str) -> None:
+        """Set the slot to hold exactly ``instructions``, read (see ``_kv_state``); the caller
+        holds ``_turn``."""
+        if not instructions or self._state is None or self._http is None:
+            return
+        read = {"prompt": instructions, "n_predict": 0, "cache_prompt": False, "stream": False}
+        self._state.start_from(
+            self._http, instructions, lambda: server.handle_completions(read, _ignore)
+        )
 
     def _request(
         self,
@@ -232,7 +252,6 @@ class LocalModel:
             "stop": [*template_stops, *stop],
             "temperature": 0.2,
             "repeat_penalty": 1.15,
-            "cache_prompt": True,
         }
         if not self.spec.quoting:
             # A model that writes answers greedily: the same question gets the same answer,
@@ -260,16 +279,21 @@ class LocalModel:
 class _Run:
     """One generation: llama.cpp's callback thread feeds an asyncio queue."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, model: LocalModel) -> None:
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, model: LocalModel, instructions: str
+    ) -> None:
         self.loop = loop
         self.model = model
+        self.instructions = instructions
         self.queue: asyncio.Queue[object] = asyncio.Queue()
         self.cancelled = False
         self.tokens: list[tuple[str, float]] = []
 
     def execute(self, server: Any, request: dict[str, Any]) -> None:
         try:
-            server.handle_completions(request, self.on)
+            with self.model._turn:
+                self.model.start_from(server, self.instructions)
+                server.handle_completions(request, self.on)
         except (RuntimeError, ValueError) as exc:
             self._put(ModelError(f"the local model failed: {exc}"))
         finally:
@@ -302,3 +326,18 @@ class _Run:
             }
             self._put(_DONE)
         return self.cancelled
+
+
+def instructions_of(spec: LocalModelSpec, messages: Sequence[ChatMessage]) -> str:
+    """The prompt's fixed start: its leading system messages in the model's template, up to
+    where the first other message's text begins (empty without system messages)."""
+    lead = list(takewhile(lambda message: message.role is Role.SYSTEM, messages))
+    if not lead or len(lead) == len(messages):
+        return ""
+    marker = "\x00"
+    rendered = render_prompt(spec, [*lead, ChatMessage(Role.USER, marker)])
+    return rendered.split(marker, 1)[0]
+
+
+def _ignore(_chunk: dict[str, Any]) -> bool:
+    return False
