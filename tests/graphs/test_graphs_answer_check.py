@@ -9,7 +9,13 @@ from graphs_support import loopback_settings
 from test_graphs_notebook_ask import ask, rows
 
 from open_notebook.embeddings import FakeEmbedder
-from open_notebook.graphs import OFF_QUESTION, off_question_notice
+from open_notebook.graphs import (
+    OFF_QUESTION,
+    RESTATES_QUESTION,
+    UNHELD_ANSWER,
+    off_question_notice,
+)
+from open_notebook.llm import OffQuestion
 from open_notebook.llm.testing import LoopbackChatServer
 from open_notebook.store import Store
 from open_notebook.store._sources import NewSource
@@ -77,3 +83,15 @@ def test_the_off_question_notice_is_said_in_the_questions_language() -> None:
     assert spanish.startswith("Puede que esto no responda")
     assert french.startswith("Ceci ne répond peut-être pas")
     assert off_question_notice(QUESTION, languages=languages) == OFF_QUESTION["en"]
+
+
+def test_the_notice_says_why_the_answer_does_not_answer() -> None:
+    languages = LanguageDetector()
+    said_back = off_question_notice(QUESTION, languages=languages, reason=OffQuestion.RESTATES)
+    unheld = off_question_notice(
+        "¿Por qué mi pan sale denso?", languages=languages, reason=OffQuestion.UNHELD
+    )
+    assert said_back == RESTATES_QUESTION["en"] and "says the question back" in said_back
+    assert unheld == UNHELD_ANSWER["es"] and "ningún pasaje" in unheld
+    # Every reason is said in every language the notices are written in.
+    assert set(RESTATES_QUESTION) == set(UNHELD_ANSWER) == set(OFF_QUESTION)

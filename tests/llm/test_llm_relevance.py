@@ -10,6 +10,7 @@ from open_notebook.llm import (
     AnswerCheck,
     CitationIndex,
     NumberedPassage,
+    OffQuestion,
     SupportScorer,
     attribute,
     check_answer,
@@ -69,6 +70,7 @@ def test_a_held_sentence_about_something_else_does_not_answer(scorer: SupportSco
     answers, score, evidence = _check(scorer, f"{BAKED} [3]")
     assert not answers and score < 0.3
     assert evidence == DENSE
+    assert _judged(scorer, f"{BAKED} [3]").reason is OffQuestion.ELSEWHERE
 
 
 def test_an_answer_drawing_on_both_halves_of_the_question_answers(scorer: SupportScorer) -> None:
@@ -89,6 +91,13 @@ def test_an_answer_no_passage_holds_does_not_answer(scorer: SupportScorer) -> No
     # Nothing of it comes from the context: the reader is shown the context's best evidence.
     assert found is not None and not found.answers and found.score == 0.0
     assert found.evidence is not None and found.evidence.text == DENSE
+    assert found.unheld and found.reason is OffQuestion.UNHELD
+    assert found.as_dict()["reason"] == "unheld"
+    # Said back without any passage holding it, it is told as said back.
+    echo = "Sourdough bread comes out dense because temperature affects fermentation. [1]"
+    sentences = attribute(echo, CitationIndex(visible=passages), scorer)
+    restated = check_answer(QUESTION, sentences, passages, scorer)
+    assert restated is not None and restated.reason is OffQuestion.RESTATES
 
 
 def test_nothing_to_judge_without_an_answer_or_passages(scorer: SupportScorer) -> None:
@@ -108,6 +117,7 @@ def test_an_answer_that_says_the_question_back_does_not_answer(scorer: SupportSc
     )
     assert found.echoes and not found.answers and found.score >= 0.5
     assert found.as_dict()["echoes"] is True
+    assert found.reason is OffQuestion.RESTATES and not found.unheld
 
 
 def test_a_yes_or_a_not_is_an_answer_to_a_yes_no_question(scorer: SupportScorer) -> None:

@@ -346,13 +346,15 @@ async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[
             # The answer is in the asker's language: whether it only says the question back is
             # read against the asker's wording.
             check = replace(other, answers=other.answers and not check.echoes, echoes=check.echoes)
-    off = check is not None and not check.answers
+    reason = None if check is None else check.reason
     return {
         "sentences": sentences,
         "citations": _record_citations(sentences, index),
         "answer_check": check,
         "off_question": (
-            off_question_notice(state.question, languages=deps.languages) if off else None
+            None
+            if reason is None
+            else off_question_notice(state.question, languages=deps.languages, reason=reason)
         ),
     }
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from open_notebook.llm import OffQuestion
 from open_notebook.text import LanguageDetector
 
 # The question could not be answered from the notebook: nothing was asked of the model.
@@ -189,7 +190,102 @@ def nearest_heading(question: str, *, languages: LanguageDetector) -> str:
     return NEAREST_HEADING.get(languages.detect(question), NEAREST_HEADING["en"])
 
 
-def off_question_notice(question: str, *, languages: LanguageDetector) -> str:
+# The answer only says the question back.
+RESTATES_QUESTION: Final = {
+    "en": (
+        "This may not answer your question: the answer only says the question back. The "
+        "passage that matches your question best says:"
+    ),
+    "es": (
+        "Puede que esto no responda a su pregunta: la respuesta solo repite la pregunta. El "
+        "pasaje que mejor se ajusta a su pregunta dice:"
+    ),
+    "fr": (
+        "Ceci ne répond peut-être pas à votre question : la réponse ne fait que la redire. Le "
+        "passage le plus proche de votre question dit :"
+    ),
+    "de": (
+        "Das beantwortet Ihre Frage vielleicht nicht: Die Antwort wiederholt nur die Frage. Die "
+        "Passage, die am besten zu Ihrer Frage passt, lautet:"
+    ),
+    "it": (
+        "Questo potrebbe non rispondere alla tua domanda: la risposta si limita a ripeterla. Il "
+        "passaggio più vicino alla tua domanda dice:"
+    ),
+    "pt": (
+        "Isto pode não responder à sua pergunta: a resposta apenas repete a pergunta. O trecho "
+        "que melhor corresponde à sua pergunta diz:"
+    ),
+    "nl": (
+        "Dit beantwoordt je vraag misschien niet: het antwoord herhaalt alleen de vraag. De "
+        "passage die het best bij je vraag past, zegt:"
+    ),
+    "ru": (
+        "Возможно, это не ответ на ваш вопрос: ответ лишь повторяет вопрос. Фрагмент, который "
+        "лучше всего соответствует вопросу, гласит:"
+    ),
+    "zh": "这可能没有回答你的问题：答案只是把问题重复了一遍。与你的问题最相符的段落是：",
+    "ja": (
+        "これは質問への回答ではないかもしれません。回答は質問を繰り返しているだけです。"
+        "質問に最も合う箇所は次のとおりです："
+    ),
+}
+
+# No passage of the context holds any sentence of the answer.
+UNHELD_ANSWER: Final = {
+    "en": (
+        "This may not answer your question: no passage of the context says it. The passage "
+        "that matches your question best says:"
+    ),
+    "es": (
+        "Puede que esto no responda a su pregunta: ningún pasaje del contexto lo dice. El "
+        "pasaje que mejor se ajusta a su pregunta dice:"
+    ),
+    "fr": (
+        "Ceci ne répond peut-être pas à votre question : aucun passage du contexte ne le dit. "
+        "Le passage le plus proche de votre question dit :"
+    ),
+    "de": (
+        "Das beantwortet Ihre Frage vielleicht nicht: Keine Passage des Kontexts sagt das. Die "
+        "Passage, die am besten zu Ihrer Frage passt, lautet:"
+    ),
+    "it": (
+        "Questo potrebbe non rispondere alla tua domanda: nessun passaggio del contesto lo "
+        "dice. Il passaggio più vicino alla tua domanda dice:"
+    ),
+    "pt": (
+        "Isto pode não responder à sua pergunta: nenhum trecho do contexto o diz. O trecho que "
+        "melhor corresponde à sua pergunta diz:"
+    ),
+    "nl": (
+        "Dit beantwoordt je vraag misschien niet: geen passage uit de context zegt dit. De "
+        "passage die het best bij je vraag past, zegt:"
+    ),
+    "ru": (
+        "Возможно, это не ответ на ваш вопрос: ни один фрагмент контекста этого не говорит. "
+        "Фрагмент, который лучше всего соответствует вопросу, гласит:"
+    ),
+    "zh": "这可能没有回答你的问题：上下文中没有任何段落这样说。与你的问题最相符的段落是：",
+    "ja": (
+        "これは質問への回答ではないかもしれません。文脈のどの箇所にもそう書かれていません。"
+        "質問に最も合う箇所は次のとおりです："
+    ),
+}
+
+_OFF_QUESTION_NOTICES: Final = {
+    OffQuestion.ELSEWHERE: OFF_QUESTION,
+    OffQuestion.RESTATES: RESTATES_QUESTION,
+    OffQuestion.UNHELD: UNHELD_ANSWER,
+}
+
+
+def off_question_notice(
+    question: str,
+    *,
+    languages: LanguageDetector,
+    reason: OffQuestion = OffQuestion.ELSEWHERE,
+) -> str:
     """What stands above the best evidence shown beside an answer that does not answer, in the
-    question's language."""
-    return OFF_QUESTION.get(languages.detect(question), OFF_QUESTION["en"])
+    question's language: why it does not (:attr:`open_notebook.llm.AnswerCheck.reason`)."""
+    notices = _OFF_QUESTION_NOTICES[reason]
+    return notices.get(languages.detect(question), notices["en"])

@@ -56,7 +56,7 @@ from open_notebook.llm._quotes import (
     quote_choices,
     quote_grammar,
 )
-from open_notebook.llm._relevance import ANSWER_BAR, AnswerCheck, check_answer
+from open_notebook.llm._relevance import ANSWER_BAR, AnswerCheck, OffQuestion, check_answer
 from open_notebook.llm._support import SUPPORT_BAR, SupportMatrix, SupportScorer, numbers_in
 from open_notebook.llm._templates import chatml_prompt, gemma_prompt
 from open_notebook.llm._translate import translate_question
@@ -85,6 +85,7 @@ __all__ = [
     "LocalModelSpec",
     "Mark",
     "NumberedPassage",
+    "OffQuestion",
     "OpenAICompatibleModel",
     "PromptContext",
     "Quotable",

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Final
 
 import numpy as np
@@ -43,6 +44,17 @@ ANSWER_BAR: Final = 0.3
 SECOND_SOURCE: Final = 0.8
 
 
+class OffQuestion(StrEnum):
+    """Why an answer does not answer, as the reader is told."""
+
+    # It only says the question back.
+    RESTATES = "restates"
+    # No passage of the context holds any of its sentences.
+    UNHELD = "unheld"
+    # Its sentences come from where the context speaks of something else.
+    ELSEWHERE = "elsewhere"
+
+
 @dataclass(frozen=True, slots=True)
 class AnswerCheck:
     """``answers``: some sentence of the answer comes from where the context speaks of what was
@@ -54,13 +66,28 @@ class AnswerCheck:
     evidence: Quote | None
     # The answer holds no term the question does not: it says the question back.
     echoes: bool = False
+    # No passage holds any sentence of the answer.
+    unheld: bool = False
+
+    @property
+    def reason(self) -> OffQuestion | None:
+        """Why the answer does not answer (``None`` when it does); saying the question back is
+        named first, as the most telling."""
+        if self.answers:
+            return None
+        if self.echoes:
+            return OffQuestion.RESTATES
+        return OffQuestion.UNHELD if self.unheld else OffQuestion.ELSEWHERE
 
     def as_dict(self) -> dict[str, Any]:
         evidence = self.evidence
+        reason = self.reason
         return {
             "answers": self.answers,
             "score": round(self.score, 4),
             "echoes": self.echoes,
+            "unheld": self.unheld,
+            "reason": None if reason is None else reason.value,
             "evidence": None
             if evidence is None
             else {"number": evidence.number, "text": evidence.text},
@@ -84,8 +111,12 @@ def check_answer(
     scorer.read_in([question, *claims, *texts])
     by_question = scorer.score([question], texts)
     evidence = candidates[int(np.argmax(by_question.scores[0]))]
+    wanted = scorer.terms(question)
+    said = frozenset().union(*(scorer.terms(claim) for claim in claims))
+    turned = frozenset().union(*(polarity_words(claim) for claim in claims))
+    echoes = bool(said) and said <= wanted and turned <= polarity_words(question)
     if not any(one.status is SupportStatus.SUPPORTED for one in sentences):
-        return AnswerCheck(False, 0.0, evidence)
+        return AnswerCheck(False, 0.0, evidence, echoes, unheld=True)
     matrix = scorer.score(claims, texts)
     chosen: set[int] = set()
     for row in range(len(claims)):
@@ -103,10 +134,6 @@ def check_answer(
         terms |= scorer.terms(texts[one])
         if one > 0 and candidates[one - 1].number == candidates[one].number:
             terms |= scorer.terms(texts[one - 1])
-    wanted = scorer.terms(question)
     held = len(wanted & terms) / len(wanted) if wanted else 1.0
     score = max([held, *meaning])
-    said = frozenset().union(*(scorer.terms(claim) for claim in claims))
-    turned = frozenset().union(*(polarity_words(claim) for claim in claims))
-    echoes = bool(said) and said <= wanted and turned <= polarity_words(question)
     return AnswerCheck(score >= ANSWER_BAR and not echoes, score, evidence, echoes)

@@ -21,11 +21,12 @@ The events, in order (each ``data`` is one JSON object):
   session_id, model_id, context_tokens, context}``, the last event (``refused``: the model was
   not asked, nothing was sent; ``nearest``: the passages closest to an uncovered question, not
   an answer, under ``nearest_heading``, which says so in the question's language as ``notice``
-  does; ``answer_check`` ``{answers, score, echoes, evidence: {number, text}}``: whether the
-  answer comes from where the context speaks of what was asked (``echoes``: it only says the
-  question back, and does not); when not, ``off_question`` says so in
-  the question's language and ``evidence`` is the context's sentence that matches the question
-  best, to be shown as such):
+  does; ``answer_check`` ``{answers, score, echoes, unheld, reason, evidence: {number,
+  text}}``: whether the answer comes from where the context speaks of what was asked
+  (``echoes``: it only says the question back; ``unheld``: no passage holds any of it;
+  ``reason``: ``restates``, ``unheld`` or ``elsewhere`` when it does not answer, else null);
+  when not, ``off_question`` says why in the question's language and ``evidence`` is the
+  context's sentence that matches the question best, to be shown as such):
 
   - ``sentences``: ``[{text, start, end, status, score, citations}]``, every sentence of
     ``answer`` (``answer[start:end]``); ``status`` is ``"supported"`` or ``"unsupported"``;
