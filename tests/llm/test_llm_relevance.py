@@ -132,3 +132,21 @@ def test_a_yes_or_a_not_is_an_answer_to_a_yes_no_question(scorer: SupportScorer)
         scorer, "A cold kitchen cuts the fermentation short, so it needs more time. [2]", YES_NO
     )
     assert not found.echoes and found.answers
+
+
+def test_the_evidence_is_looked_for_first_in_the_record_the_builder_valued_most(
+    scorer: SupportScorer,
+) -> None:
+    passages = _passages()
+    sentences = attribute(f"{BAKED} [3]", CitationIndex(visible=passages), scorer)
+    anywhere = check_answer(QUESTION, sentences, passages, scorer)
+    first = check_answer(QUESTION, sentences, passages, scorer, best={1})
+    assert anywhere is not None and anywhere.evidence is not None
+    assert first is not None and first.evidence is not None
+    assert anywhere.evidence.text == DENSE
+    # Within passage 1: its two sentences hold two of the question's terms each, and the one
+    # nearer its meaning (temperature changing how fast the dough ferments) is shown.
+    assert first.evidence.number == 1 and "ferments" in first.evidence.text
+    # Numbers of no passage: every passage, as without them.
+    nowhere = check_answer(QUESTION, sentences, passages, scorer, best={9})
+    assert nowhere is not None and nowhere.evidence == anywhere.evidence

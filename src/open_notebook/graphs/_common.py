@@ -266,6 +266,18 @@ async def check_question_coverage(state: ChatState, *, config: RunnableConfig) -
     return said
 
 
+def _best_record(context: FittedContext) -> frozenset[int]:
+    """The numbers, as sent, of the passages of the record whose passage the builder valued
+    most (none without a build)."""
+    payload = context.payload
+    if payload is None or not payload.passages:
+        return frozenset()
+    top = max(payload.passages, key=lambda one: one.relevance)
+    sent = context.prompt.sent
+    record = next((one.record_id for one in sent if one.handle == top.handle), None)
+    return frozenset(one.number for one in sent if record is not None and one.record_id == record)
+
+
 def _searched_as(context: FittedContext, question: str) -> str | None:
     """The wording the context was searched and built for, when it is not the question's."""
     payload = context.payload
@@ -336,12 +348,15 @@ async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[
     )
     # A supported sentence need not answer: its source is read against the question too (and
     # against the wording the context was built for, in its passages' language).
+    best = _best_record(context)
     check = await asyncio.to_thread(
-        check_answer, state.question, sentences, state.seen, deps.scorer
+        partial(check_answer, best=best), state.question, sentences, state.seen, deps.scorer
     )
     searched = _searched_as(context, state.question)
     if searched is not None and check is not None:
-        other = await asyncio.to_thread(check_answer, searched, sentences, state.seen, deps.scorer)
+        other = await asyncio.to_thread(
+            partial(check_answer, best=best), searched, sentences, state.seen, deps.scorer
+        )
         if other is not None and other.score > check.score:
             # The answer is in the asker's language: whether it only says the question back is
             # read against the asker's wording.
