@@ -34,7 +34,8 @@ import httpx
 log = logging.getLogger(__name__)
 
 _SUFFIX: Final = ".kv"
-# The instruction texts in use at once: the answer's, the translation's, the checks'.
+# The answer's instructions are one text; a translation's name the hits' titles, so they change
+# with the question (a file each, a few megabytes, soon pruned): the newest few are kept.
 KEPT: Final = 8
 
 
