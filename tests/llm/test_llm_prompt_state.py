@@ -33,6 +33,11 @@ async def _answer(model: LocalModel, question: str, rules: str = RULES) -> str:
     return "".join([one async for one in model.stream(_messages(question, rules), max_tokens=6)])
 
 
+def _process(tmp_path: Path) -> LocalModel:
+    """A model as a CLI process makes it: its own llama.cpp server, the data dir's state."""
+    return LocalModel(QWEN, tmp_path / "models", context_window=1024, state_dir=tmp_path / "state")
+
+
 def _instructions_tokens(model: LocalModel) -> int:
     return model.count_tokens(f"<|im_start|>system\n{RULES}<|im_end|>\n<|im_start|>user\n")
 
@@ -41,8 +46,8 @@ def _instructions_tokens(model: LocalModel) -> int:
 async def test_the_instructions_are_read_once_and_kept_for_the_next_process(
     tmp_path: Path,
 ) -> None:
-    models, state = tmp_path / "models", tmp_path / "state"
-    first = LocalModel(QWEN, models, context_window=1024, state_dir=state)
+    state = tmp_path / "state"
+    first = _process(tmp_path)
     await _answer(first, "What colour is the sky on a clear day?")
     # The instructions were read alone first; the request read only what follows them.
     assert first.last_timings["cache_n"] >= _instructions_tokens(first) - 2
@@ -52,7 +57,7 @@ async def test_the_instructions_are_read_once_and_kept_for_the_next_process(
     written = saved.stat().st_mtime_ns
     # Another model instance is another llama.cpp server, as in the next CLI process: it
     # restores the instructions instead of reading them.
-    second = LocalModel(QWEN, models, context_window=1024, state_dir=state)
+    second = _process(tmp_path)
     await _answer(second, "What falls from clouds when it rains?")
     assert second.last_timings["cache_n"] >= _instructions_tokens(second) - 2
     second.close()
@@ -84,13 +89,12 @@ async def test_the_same_question_gets_the_same_answer_whatever_came_before(
 async def test_a_saved_state_that_does_not_restore_is_removed_and_made_again(
     tmp_path: Path,
 ) -> None:
-    models, state = tmp_path / "models", tmp_path / "state"
-    first = LocalModel(QWEN, models, context_window=1024, state_dir=state)
+    first = _process(tmp_path)
     await _answer(first, "What colour is the sky on a clear day?")
     first.close()
-    (saved,) = state.iterdir()
+    (saved,) = (tmp_path / "state").iterdir()
     saved.write_bytes(b"not a llama.cpp state file")
-    second = LocalModel(QWEN, models, context_window=1024, state_dir=state)
+    second = _process(tmp_path)
     assert await _answer(second, "What falls from clouds when it rains?")
     assert second.last_timings["cache_n"] >= _instructions_tokens(second) - 2
     second.close()
@@ -102,8 +106,8 @@ async def test_a_saved_state_that_does_not_restore_is_removed_and_made_again(
 async def test_each_text_of_instructions_has_its_file_and_only_the_newest_are_kept(
     tmp_path: Path,
 ) -> None:
-    models, state = tmp_path / "models", tmp_path / "state"
-    model = LocalModel(QWEN, models, context_window=1024, state_dir=state)
+    state = tmp_path / "state"
+    model = _process(tmp_path)
     for number in range(KEPT + 2):
         await _answer(model, "Is it raining?", f"{RULES} Rule {number}.")
     await _answer(model, "Is it raining?", f"{RULES} Rule {KEPT + 1}.")
