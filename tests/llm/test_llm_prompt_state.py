@@ -33,9 +33,15 @@ async def _answer(model: LocalModel, question: str, rules: str = RULES) -> str:
     return "".join([one async for one in model.stream(_messages(question, rules), max_tokens=6)])
 
 
-def _process(tmp_path: Path) -> LocalModel:
+@pytest.fixture(scope="module")
+def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One models folder for the module: the weights are joined and hashed once."""
+    return tmp_path_factory.mktemp("prompt-state-models")
+
+
+def _process(tmp_path: Path, models: Path) -> LocalModel:
     """A model as a CLI process makes it: its own llama.cpp server, the data dir's state."""
-    return LocalModel(QWEN, tmp_path / "models", context_window=1024, state_dir=tmp_path / "state")
+    return LocalModel(QWEN, models, context_window=1024, state_dir=tmp_path / "state")
 
 
 def _instructions_tokens(model: LocalModel) -> int:
@@ -45,9 +51,10 @@ def _instructions_tokens(model: LocalModel) -> int:
 @pytest.mark.slow
 async def test_the_instructions_are_read_once_and_kept_for_the_next_process(
     tmp_path: Path,
+    models: Path,
 ) -> None:
     state = tmp_path / "state"
-    first = _process(tmp_path)
+    first = _process(tmp_path, models)
     await _answer(first, "What colour is the sky on a clear day?")
     # The instructions were read alone first; the request read only what follows them.
     assert first.last_timings["cache_n"] >= _instructions_tokens(first) - 2
@@ -57,7 +64,7 @@ async def test_the_instructions_are_read_once_and_kept_for_the_next_process(
     written = saved.stat().st_mtime_ns
     # Another model instance is another llama.cpp server, as in the next CLI process: it
     # restores the instructions instead of reading them.
-    second = _process(tmp_path)
+    second = _process(tmp_path, models)
     await _answer(second, "What falls from clouds when it rains?")
     assert second.last_timings["cache_n"] >= _instructions_tokens(second) - 2
     second.close()
@@ -67,11 +74,10 @@ async def test_the_instructions_are_read_once_and_kept_for_the_next_process(
 
 @pytest.mark.slow
 async def test_the_same_question_gets_the_same_answer_whatever_came_before(
-    tmp_path: Path,
+    models: Path,
 ) -> None:
     """Token for token and log-probability for log-probability: the request is read the same
     way after another that shares a long start with it as in a process that asked nothing."""
-    models = tmp_path / "models"
     question = f"{NOTES}\nWhat was the weather like on day 12?"
     fresh = LocalModel(QWEN, models, context_window=2048)
     await _answer(fresh, question)
@@ -88,13 +94,14 @@ async def test_the_same_question_gets_the_same_answer_whatever_came_before(
 @pytest.mark.slow
 async def test_a_saved_state_that_does_not_restore_is_removed_and_made_again(
     tmp_path: Path,
+    models: Path,
 ) -> None:
-    first = _process(tmp_path)
+    first = _process(tmp_path, models)
     await _answer(first, "What colour is the sky on a clear day?")
     first.close()
     (saved,) = (tmp_path / "state").iterdir()
     saved.write_bytes(b"not a llama.cpp state file")
-    second = _process(tmp_path)
+    second = _process(tmp_path, models)
     assert await _answer(second, "What falls from clouds when it rains?")
     assert second.last_timings["cache_n"] >= _instructions_tokens(second) - 2
     second.close()
@@ -105,9 +112,10 @@ async def test_a_saved_state_that_does_not_restore_is_removed_and_made_again(
 @pytest.mark.slow
 async def test_each_text_of_instructions_has_its_file_and_only_the_newest_are_kept(
     tmp_path: Path,
+    models: Path,
 ) -> None:
     state = tmp_path / "state"
-    model = _process(tmp_path)
+    model = _process(tmp_path, models)
     for number in range(KEPT + 2):
         await _answer(model, "Is it raining?", f"{RULES} Rule {number}.")
     await _answer(model, "Is it raining?", f"{RULES} Rule {KEPT + 1}.")
