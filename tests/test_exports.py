@@ -347,6 +347,7 @@ EXPORTS: dict[str, list[str]] = {
         "Script",
         "TextTerms",
         "WordTerms",
+        "asked_word",
         "describe_shares",
         "has_unspaced",
         "language_shares",

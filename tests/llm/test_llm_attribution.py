@@ -138,6 +138,31 @@ def test_coverage_is_low_when_no_passage_matches_the_question(scorer: SupportSco
     assert check_coverage("Anything?", (), scorer).coverage is Coverage.LOW
 
 
+def test_the_word_naming_what_a_question_asks_is_not_missed_where_the_answer_names_it(
+    scorer: SupportScorer,
+) -> None:
+    """ "In what country…" is answered by a passage that names France, not a country."""
+    normans = passage(
+        3, "source:normans", "The Normans gave their name to Normandy, a region in France."
+    )
+    passages = (*PASSAGES, normans)
+    question = "In what country is Normandy located?"
+    assert scorer.asked_terms(question) == scorer.terms("country")
+    plain = scorer.score([question], [one.text for one in passages]).scores[0]
+    assert max(plain) < SUPPORT_BAR
+    covered = check_coverage(question, passages, scorer)
+    assert covered.coverage is Coverage.OK and covered.best == normans
+    # A question about something else is no closer: the word counts wherever a passage holds it.
+    other = check_coverage("In what country was the first pizza baked?", passages, scorer)
+    assert other.coverage is Coverage.LOW
+    held = check_coverage("Which flour makes a starter more active?", passages, scorer)
+    assert held.score == pytest.approx(
+        scorer.score(["Which flour makes a starter more active?"], [one.text for one in passages])
+        .scores[0]
+        .max()
+    )
+
+
 def test_without_an_embedder_shared_words_decide(scorer: SupportScorer) -> None:
     lexical = SupportScorer(None)
     [copied, other] = attribute(f"{OVEN} {HISTORY}", CitationIndex(visible=PASSAGES), lexical)

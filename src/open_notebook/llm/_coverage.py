@@ -62,11 +62,18 @@ def check_coverage(
     would read as uncovered. The two passages nearest the question are therefore also judged as
     one text (their words and numbers pooled, the closer sentence's meaning), which a question
     about something else does not gain from: its words are in neither.
+
+    The word that names what the question asks for ("country" in "In what country…") counts
+    only where a passage holds it (:meth:`SupportScorer.asked_terms`): the passage that answers
+    names the country.
     """
     if not passages:
         return CoverageCheck(Coverage.LOW, 0.0, None)
     texts = [one.text for one in passages]
-    matrix = scorer.score([question], texts)
+    # The asked word is read as the question and the passages are (their languages' terms).
+    scorer.read_in([question, *texts])
+    asked = scorer.asked_terms(question)
+    matrix = scorer.score([question], texts, asked=[asked])
     column, score = matrix.best(0)
     # Ranked by what the passage shares with the question in words or meaning, not by its
     # support: that is 0 for a passage lacking one of the question's numbers, and a question of
@@ -74,7 +81,7 @@ def check_coverage(
     closeness = matrix.lexical[0] + matrix.semantic[0]
     ranked = [int(one) for one in np.argsort(-closeness, kind="stable")]
     if len(passages) > 1:
-        score = max(score, scorer.pooled(question, texts, matrix, ranked[:2]))
+        score = max(score, scorer.pooled(question, texts, matrix, ranked[:2], asked=asked))
     level = Coverage.OK if score >= SUPPORT_BAR else Coverage.LOW
     nearest = tuple(passages[one] for one in ranked[:NEAREST] if closeness[one] > 0)
     return CoverageCheck(level, score, passages[column], nearest)

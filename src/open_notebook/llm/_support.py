@@ -54,7 +54,13 @@ from open_notebook.llm._scale_sentences import (
     TRANSLATED_QUESTIONS,
 )
 from open_notebook.segment import sentences
-from open_notebook.text import LanguageDetector, TextTerms, readable_share, script_letters
+from open_notebook.text import (
+    LanguageDetector,
+    TextTerms,
+    asked_word,
+    readable_share,
+    script_letters,
+)
 
 log = logging.getLogger(__name__)
 
@@ -213,8 +219,26 @@ class SupportScorer:
             return 0.0
         return readable_share(script_letters(text), self._scripts)
 
-    def score(self, texts: Sequence[str], passages: Sequence[str]) -> SupportMatrix:
-        """Support of every text by every passage."""
+    def asked_terms(self, question: str) -> frozenset[str]:
+        """The terms of the word naming what ``question`` asks for (:func:`asked_word`), when
+        the question holds other terms besides: a passage that answers names the thing, not its
+        kind, so the word counts for a passage that holds it and is not missed in one that does
+        not (see :func:`share_held`)."""
+        word = asked_word(question, self.language(question))
+        if word is None:
+            return frozenset()
+        asked = self.terms(word)
+        return asked if self.terms(question) - asked else frozenset()
+
+    def score(
+        self,
+        texts: Sequence[str],
+        passages: Sequence[str],
+        *,
+        asked: Sequence[frozenset[str]] = (),
+    ) -> SupportMatrix:
+        """Support of every text by every passage (``asked``: per text, the terms that count
+        only where a passage holds them, :meth:`asked_terms` of a question)."""
         shape = (len(texts), len(passages))
         lexical = np.zeros(shape, dtype=np.float64)
         self.read_in([*texts, *passages])
@@ -223,10 +247,10 @@ class SupportScorer:
         allowed = np.ones(shape, dtype=bool)
         for row, text in enumerate(texts):
             wanted = self.terms(text)
+            optional = asked[row] if row < len(asked) else frozenset()
             needed = number_readings(text)
             for column, found in enumerate(held):
-                if wanted:
-                    lexical[row, column] = len(wanted & found) / len(wanted)
+                lexical[row, column] = share_held(wanted, found, optional)
                 allowed[row, column] = holds_numbers(needed, passage_numbers[column])
         # Each text's language, read once for the three uses below.
         text_languages = [self._languages.detect(one) for one in texts]
@@ -246,6 +270,8 @@ class SupportScorer:
         passages: Sequence[str],
         matrix: SupportMatrix,
         columns: Sequence[int],
+        *,
+        asked: frozenset[str] = frozenset(),
     ) -> float:
         """Support of ``text`` (the one text ``matrix`` scored against ``passages``) by the
         ``columns`` read as one text: their words and numbers pooled, the meaning of the closest
@@ -257,7 +283,7 @@ class SupportScorer:
             return 0.0
         wanted = self.terms(text)
         held = frozenset().union(*(self.terms(one) for one in chosen))
-        lexical = len(wanted & held) / len(wanted) if wanted else 0.0
+        lexical = share_held(wanted, held, asked)
         semantic = max(float(matrix.semantic[0, column]) for column in columns)
         weight = self._readable(text) * self._readable("\n".join(chosen))
         together = [self._languages.detect("\n".join(chosen))]
@@ -380,6 +406,14 @@ class SupportScorer:
             vectors = np.asarray(embedder.embed_documents(texts), dtype=np.float64)
             self._scale = _levels_of(vectors)
         return self._scale
+
+
+def share_held(
+    wanted: frozenset[str], held: frozenset[str], optional: frozenset[str] = frozenset()
+) -> float:
+    """The share of ``wanted`` that ``held`` holds, ``optional`` terms counted only where held."""
+    counted = len(wanted) - len((optional & wanted) - held)
+    return len(wanted & held) / counted if counted > 0 else 0.0
 
 
 def _same_language(text_languages: Sequence[str], passage_languages: Sequence[str]) -> np.ndarray:

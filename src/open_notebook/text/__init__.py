@@ -16,6 +16,7 @@ from open_notebook.text._analyze import (
     term_sequences,
     words,
 )
+from open_notebook.text._asked import asked_word
 from open_notebook.text._detect import LanguageDetector, load_cld2, stop_word_vote
 from open_notebook.text._languages import STEMMERS, UNKNOWN, normalized, stop_words
 from open_notebook.text._polarity import polarity_words
@@ -43,6 +44,7 @@ __all__ = [
     "Script",
     "TextTerms",
     "WordTerms",
+    "asked_word",
     "describe_shares",
     "has_unspaced",
     "language_shares",
