@@ -76,18 +76,14 @@ def asked_word(question: str, language: str) -> str | None:
     if askers is None:
         return None
     found = words(question)
-    stops = stop_words(language)
-    for start in range(min(_OPENING, len(found))):
-        for asker in askers:
-            parts = asker.split()
-            if found[start : start + len(parts)] != parts:
-                continue
-            rest = found[start + len(parts) :]
-            if rest and rest[0] in _COPULAS[language].split():
-                return _of_noun(rest[1:], language)
-            if rest and rest[0] not in stops and not rest[0].isdigit():
-                return rest[0]
-            return None
+    opening = [at for at, word in enumerate(found[:_OPENING]) if word in askers]
+    if not opening:
+        return None
+    rest = found[opening[0] + 1 :]
+    if rest and rest[0] in _COPULAS[language].split():
+        return _of_noun(rest[1:], language)
+    if rest and rest[0] not in stop_words(language) and not rest[0].isdigit():
+        return rest[0]
     return None
 
 
