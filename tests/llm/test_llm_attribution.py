@@ -141,7 +141,7 @@ def test_coverage_is_low_when_no_passage_matches_the_question(scorer: SupportSco
 def test_the_word_naming_what_a_question_asks_is_not_missed_where_the_answer_names_it(
     scorer: SupportScorer,
 ) -> None:
-    """ "In what country…" is answered by a passage that names France, not a country."""
+    """A passage naming France answers "In what country…", though it holds no "country"."""
     normans = passage(
         3, "source:normans", "The Normans gave their name to Normandy, a region in France."
     )
@@ -152,9 +152,10 @@ def test_the_word_naming_what_a_question_asks_is_not_missed_where_the_answer_nam
     assert max(plain) < SUPPORT_BAR
     covered = check_coverage(question, passages, scorer)
     assert covered.coverage is Coverage.OK and covered.best == normans
-    # A question about something else is no closer: the word counts wherever a passage holds it.
+    # A question about something else stays uncovered: its other words are in no passage.
     other = check_coverage("In what country was the first pizza baked?", passages, scorer)
     assert other.coverage is Coverage.LOW
+    # Where the passage holds the word, it counts as before.
     held = check_coverage("Which flour makes a starter more active?", passages, scorer)
     assert held.score == pytest.approx(
         scorer.score(["Which flour makes a starter more active?"], [one.text for one in passages])
