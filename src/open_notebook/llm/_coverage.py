@@ -70,10 +70,7 @@ def check_coverage(
     if not passages:
         return CoverageCheck(Coverage.LOW, 0.0, None)
     texts = [one.text for one in passages]
-    # The asked word is read as the question and the passages are (their languages' terms).
-    scorer.read_in([question, *texts])
-    asked = scorer.asked_terms(question)
-    matrix = scorer.score([question], texts, asked=[asked])
+    matrix = scorer.score([question], texts, questions=True)
     column, score = matrix.best(0)
     # Ranked by what the passage shares with the question in words or meaning, not by its
     # support: that is 0 for a passage lacking one of the question's numbers, and a question of
@@ -81,7 +78,7 @@ def check_coverage(
     closeness = matrix.lexical[0] + matrix.semantic[0]
     ranked = [int(one) for one in np.argsort(-closeness, kind="stable")]
     if len(passages) > 1:
-        score = max(score, scorer.pooled(question, texts, matrix, ranked[:2], asked=asked))
+        score = max(score, scorer.pooled(question, texts, matrix, ranked[:2], question=True))
     level = Coverage.OK if score >= SUPPORT_BAR else Coverage.LOW
     nearest = tuple(passages[one] for one in ranked[:NEAREST] if closeness[one] > 0)
     return CoverageCheck(level, score, passages[column], nearest)

@@ -223,7 +223,7 @@ class SupportScorer:
         """The terms of the word naming what ``question`` asks for (:func:`asked_word`), when
         the question holds other terms besides: a passage that answers names the thing, not its
         kind, so the word counts for a passage that holds it and is not missed in one that does
-        not (see :func:`share_held`)."""
+        not (see :func:`share_held`). Read in the languages of the last :meth:`read_in`."""
         word = asked_word(question, self.language(question))
         if word is None:
             return frozenset()
@@ -231,14 +231,10 @@ class SupportScorer:
         return asked if self.terms(question) - asked else frozenset()
 
     def score(
-        self,
-        texts: Sequence[str],
-        passages: Sequence[str],
-        *,
-        asked: Sequence[frozenset[str]] = (),
+        self, texts: Sequence[str], passages: Sequence[str], *, questions: bool = False
     ) -> SupportMatrix:
-        """Support of every text by every passage (``asked``: per text, the terms that count
-        only where a passage holds them, :meth:`asked_terms` of a question)."""
+        """Support of every text by every passage (``questions``: the texts are questions, the
+        word each asks with counting only where a passage holds it, :meth:`asked_terms`)."""
         shape = (len(texts), len(passages))
         lexical = np.zeros(shape, dtype=np.float64)
         self.read_in([*texts, *passages])
@@ -247,7 +243,7 @@ class SupportScorer:
         allowed = np.ones(shape, dtype=bool)
         for row, text in enumerate(texts):
             wanted = self.terms(text)
-            optional = asked[row] if row < len(asked) else frozenset()
+            optional = self.asked_terms(text) if questions else frozenset()
             needed = number_readings(text)
             for column, found in enumerate(held):
                 lexical[row, column] = share_held(wanted, found, optional)
@@ -271,19 +267,19 @@ class SupportScorer:
         matrix: SupportMatrix,
         columns: Sequence[int],
         *,
-        asked: frozenset[str] = frozenset(),
+        question: bool = False,
     ) -> float:
         """Support of ``text`` (the one text ``matrix`` scored against ``passages``) by the
         ``columns`` read as one text: their words and numbers pooled, the meaning of the closest
         sentence among them (the matrix's semantic opinion is already that maximum, so nothing is
-        embedded again)."""
+        embedded again); ``question``: ``text`` is one, read as :meth:`score` reads questions."""
         chosen = [passages[column] for column in columns]
         values = frozenset().union(*(numbers_in(one) for one in chosen))
         if not holds_numbers(number_readings(text), values):
             return 0.0
         wanted = self.terms(text)
         held = frozenset().union(*(self.terms(one) for one in chosen))
-        lexical = share_held(wanted, held, asked)
+        lexical = share_held(wanted, held, self.asked_terms(text) if question else frozenset())
         semantic = max(float(matrix.semantic[0, column]) for column in columns)
         weight = self._readable(text) * self._readable("\n".join(chosen))
         together = [self._languages.detect("\n".join(chosen))]

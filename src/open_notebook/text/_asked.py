@@ -76,10 +76,10 @@ def asked_word(question: str, language: str) -> str | None:
     if askers is None:
         return None
     found = words(question)
-    opening = [at for at, word in enumerate(found[:_OPENING]) if word in askers]
-    if not opening:
+    at = next((at for at, word in enumerate(found[:_OPENING]) if word in askers), None)
+    if at is None:
         return None
-    rest = found[opening[0] + 1 :]
+    rest = found[at + 1 :]
     if rest and rest[0] in _COPULAS[language].split():
         return _of_noun(rest[1:], language)
     if rest and rest[0] not in stop_words(language) and not rest[0].isdigit():
