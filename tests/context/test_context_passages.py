@@ -20,6 +20,7 @@ from open_notebook.context._question.sentences import drafts_of, one_edit_apart
 from open_notebook.context._question.value import CHUNK_SHARE, COVERAGE_PIVOT, units_of
 from open_notebook.search import query_terms
 from open_notebook.segment import sentences
+from open_notebook.text import question_parts
 from open_notebook.tokens import BpeTokenCounter
 
 COUNTER = BpeTokenCounter()
@@ -649,3 +650,34 @@ def test_a_heading_is_one_unit_with_the_sentence_it_opens() -> None:
         "# Starters\n\n## Drying a starter\n\nFor travel, dry it on paper.",
         "Soak it to revive it.",
     ]
+
+
+def test_a_sentence_holding_all_of_one_thing_asked_counts_as_covering_it() -> None:
+    # "Who founded the abbey" is two of the question's eight terms; the sentence that answers it
+    # holds both, and the other holds three terms of the second thing asked.
+    question = (
+        "Who founded the abbey, and when did the monks move the abbey library to the new town?"
+    )
+    founded = "Duke Robert founded the abbey."
+    moved = "Later the monks moved their books to a town."
+    chunks = _scored(
+        ranked(
+            [
+                *chunked(record("moved", "Library"), moved, per_chunk=1),
+                *chunked(record("founded", "Founding"), founded, per_chunk=1),
+            ],
+            [0, 1],
+        ),
+        [1.0, 1.0],
+    )
+    parts = [query_terms(part) for part in question_parts(question, "en")]
+    assert len(parts) == 2
+
+    def values(asked: list[list[str]]) -> dict[str, float]:
+        units = units_of(chunks, query_terms(question), type_weights={"source": 1.0}, parts=asked)
+        return {unit.text: unit.value for unit in units}
+
+    # Read as one question, the founding holds a quarter of it and ranks second besides.
+    assert values([])[founded] < values([])[moved]
+    # Read as the two things it asks, the founding is all of one of them.
+    assert values(parts)[founded] > values(parts)[moved]

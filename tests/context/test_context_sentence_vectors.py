@@ -54,3 +54,25 @@ def test_without_vectors_or_without_the_question_the_values_are_as_without_the_s
     assert _values(_chunk(), np.array([1.0, 0.0], dtype=np.float32)) == plain
     # Equal lengths, no term: without a signal the two sentences are worth the same.
     assert plain[FIRST] == plain[SECOND]
+
+
+def test_a_sentence_near_one_part_of_a_question_that_asks_two_things_is_near_the_question() -> None:
+    # The whole question's vector points between its parts; the second sentence is the first
+    # part's answer, the first sentence is near neither reading.
+    whole = np.array([0.6, 0.8], dtype=np.float32)
+    part = np.array([1.0, 0.0], dtype=np.float32)
+    chunk = _with_vectors(_chunk(), [[0.0, 1.0], [1.0, 0.0]])
+    alone = _values(chunk, whole)
+    units = units_of(
+        [chunk], QUESTION, type_weights={"source": 1.0}, question_vector=whole, part_vectors=[part]
+    )
+    with_part = {unit.text: unit.value for unit in units}
+    # Read against the whole only, the first sentence (cosine 0.8) outweighs the second (0.6).
+    assert alone[FIRST] > alone[SECOND]
+    # With the part beside it, the second is as near as can be to one thing asked.
+    assert with_part[SECOND] > with_part[FIRST]
+    # Parts' vectors mean nothing without the question's own (a language the model never read).
+    assert _values(chunk, None) == {
+        unit.text: unit.value
+        for unit in units_of([chunk], QUESTION, type_weights={"source": 1.0}, part_vectors=[part])
+    }

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 from search_support import AddSource
 
+from open_notebook.config import Settings
+from open_notebook.embeddings import FakeEmbedder
 from open_notebook.search import HitScores, HitType, SearchHit, SearchService
 from open_notebook.search._parts import merge_parts
 from open_notebook.store import Store
@@ -61,3 +64,31 @@ async def test_each_parts_best_chunk_stands_among_the_first_of_the_question(
     hits = await service.search(question, notebook_id=notebook, limit=3)
     assert set(tops) <= {hit.id for hit in hits}
     assert [hit.rank for hit in hits] == [1, 2, 3]
+
+
+class _ReadsEnglish(FakeEmbedder):
+    """The fake model, declaring English its own so search gives the question's vector."""
+
+    languages = frozenset({"en"})
+
+
+async def test_each_parts_vector_comes_beside_the_questions(
+    store: Store, settings: Settings, add_source: AddSource
+) -> None:
+    service = SearchService(store, _ReadsEnglish(dim=64), settings)
+    notebook = (await store.notebooks.create("Bread")).id
+    await add_source(
+        "Bread", ["Warm dough ferments fast.", "A gummy crumb is underbaked."], [notebook]
+    )
+    first, second = "How does temperature affect fermentation", "why is the crumb gummy?"
+    found = await service.search_with_vector(f"{first}, and {second}", notebook_id=notebook)
+    assert found.question_vector is not None
+    expected = [
+        (await service.search_with_vector(part, notebook_id=notebook)).question_vector
+        for part in (first, second)
+    ]
+    assert len(found.part_vectors) == 2
+    for vector, alone in zip(found.part_vectors, expected, strict=True):
+        assert alone is not None and np.allclose(vector, alone)
+    one = await service.search_with_vector(first, notebook_id=notebook)
+    assert one.part_vectors == ()

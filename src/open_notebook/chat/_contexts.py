@@ -170,6 +170,7 @@ def notebook_context_factory(
                 reader=store.context,
                 hits=result.hits,
                 question_vector=result.question_vector,
+                part_vectors=result.part_vectors,
             )
 
         return build

@@ -31,14 +31,16 @@ async def build_context(
     hits: Sequence[SearchHit] | None = None,
     memo: ContextMemo | None = None,
     question_vector: npt.NDArray[np.float32] | None = None,
+    part_vectors: Sequence[npt.NDArray[np.float32]] = (),
 ) -> ContextPayload:
     """Build the context ``request`` asks for; ``memo`` is the caller's memory of per-text work
     across builds (an app's or a series' own; results are the same without it).
 
     ``question_vector`` goes with ``hits`` the caller searched for itself: the query's vector as
     that search embedded it (:class:`open_notebook.search.SearchResult`), so each hit's sentences
-    are weighed by their similarity to it. A ``searcher`` that gives it
-    (:class:`~open_notebook.context.VectorSearcher`) needs none.
+    are weighed by their similarity to it; ``part_vectors`` go with it for a question that asks
+    several things (``SearchResult.part_vectors``). A ``searcher`` that gives them
+    (:class:`~open_notebook.context.VectorSearcher`) needs neither.
 
     Raises:
         NotFoundError: every requested id is unknown (some unknown ones are only reported), or
@@ -47,5 +49,7 @@ async def build_context(
         InvalidInputError: the request is inconsistent (checked by :class:`ContextRequest`).
     """
     if request.query is not None:
-        return await question_build(request, reader, searcher, hits, question_vector)
+        return await question_build(
+            request, reader, searcher, hits, question_vector, tuple(part_vectors)
+        )
     return await record_build(request, reader, memo)

@@ -68,6 +68,7 @@ class Method(Protocol):
         hits: Sequence[SearchHit],
         budget: int,
         question_vector: npt.NDArray[np.float32] | None = None,
+        part_vectors: Sequence[npt.NDArray[np.float32]] = (),
     ) -> Awaitable[Built]: ...
 
 
@@ -192,12 +193,17 @@ def _methods(store: Store, notebook_id: str, counter: TokenCounter) -> dict[str,
         hits: Sequence[SearchHit],
         budget: int,
         question_vector: npt.NDArray[np.float32] | None = None,
+        part_vectors: Sequence[npt.NDArray[np.float32]] = (),
     ) -> Built:
         request = ContextRequest(
             notebook_id=notebook_id, query=query, budget=budget, counter=counter
         )
         payload = await build_context(
-            request, reader=store.context, hits=hits, question_vector=question_vector
+            request,
+            reader=store.context,
+            hits=hits,
+            question_vector=question_vector,
+            part_vectors=part_vectors,
         )
         return Built(payload.rendered, payload.total_tokens, payload.record_ids)
 
@@ -206,8 +212,9 @@ def _methods(store: Store, notebook_id: str, counter: TokenCounter) -> dict[str,
         hits: Sequence[SearchHit],
         budget: int,
         question_vector: npt.NDArray[np.float32] | None = None,
+        part_vectors: Sequence[npt.NDArray[np.float32]] = (),
     ) -> Built:
-        del query, question_vector
+        del query, question_vector, part_vectors
         packed = pack_chunks(hits, counter=counter, budget=budget)
         records = frozenset(hit.parent_id for hit in packed.included)
         return Built(packed.rendered, packed.total_tokens, records)
@@ -241,7 +248,9 @@ async def _run(
         for budget in budgets:
             for name, method in methods.items():
                 started = time.perf_counter()
-                built = await method(text, found.hits, budget, found.question_vector)
+                built = await method(
+                    text, found.hits, budget, found.question_vector, found.part_vectors
+                )
                 tally = tallies[name, budget]
                 tally.build_ms.append((time.perf_counter() - started) * 1000)
                 tally.add(*judge.score(built, documents_of, budget))

@@ -145,7 +145,8 @@ class SearchService:
         language is one the embedder declares it was trained on (see :class:`SearchResult`).
 
         A hybrid search of a question that asks several things also searches each part and
-        merges the lists (:mod:`open_notebook.search._parts`); the vector is the whole's."""
+        merges the lists (:mod:`open_notebook.search._parts`); the vector is the whole's, and
+        each part's comes beside it."""
         request = self._request(query, notebook_id, mode, limit, types)
         parts = question_parts(request.query.text, request.query.language)
         whole = await self._search_one(request, min_score)
@@ -156,7 +157,8 @@ class SearchService:
             for part in parts
         ]
         hits = merge_parts(whole.hits, [one.hits for one in found], request.limit)
-        return SearchResult(hits, whole.question_vector)
+        vectors = tuple(one.question_vector for one in found if one.question_vector is not None)
+        return SearchResult(hits, whole.question_vector, vectors)
 
     async def search_translated(
         self,
@@ -172,7 +174,7 @@ class SearchService:
         weighs the sentences by the translation's terms."""
         found = await self.search_with_vector(translation, notebook_id=notebook_id, limit=limit)
         hits = merge_parts(found.hits, [asked.hits], limit)
-        return SearchResult(hits, found.question_vector)
+        return SearchResult(hits, found.question_vector, found.part_vectors)
 
     def _part(self, text: str, request: _Request) -> PreparedQuery:
         return prepare_query(

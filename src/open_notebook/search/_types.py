@@ -82,7 +82,10 @@ class SearchHit:
 class SearchResult:
     """Hits, and the query's vector as search embedded it when the query is in a language the
     embedder was trained on (``None``: a text-only search, or a language the model never learnt):
-    the context builder weighs each sentence by its similarity to it."""
+    the context builder weighs each sentence by its similarity to it. ``part_vectors``: for a
+    question that asks several things, each part's vector, embedded as the part was searched;
+    a sentence is as similar to the question as to the nearest of it and its parts."""
 
     hits: list[SearchHit]
     question_vector: npt.NDArray[np.float32] | None = None
+    part_vectors: tuple[npt.NDArray[np.float32], ...] = ()

@@ -76,8 +76,13 @@ def assemble_passages(
     group_cap: int | None = None,
     pre_dropped: Sequence[Dropped] = (),
     question_vector: npt.NDArray[np.float32] | None = None,
+    question_parts: Sequence[Iterable[str]] = (),
+    part_vectors: Sequence[npt.NDArray[np.float32]] = (),
 ) -> PassageAssembly:
     """Choose, render and count a question's passages; list every offered chunk's fate.
+
+    ``question_parts`` and ``part_vectors``: the terms and the vectors of each thing the question
+    asks, when it asks several (:func:`~open_notebook.context._question.value.units_of`).
 
     Raises:
         BudgetTooSmallError: chunks were offered but not even a few words of one fit.
@@ -88,6 +93,8 @@ def assemble_passages(
         question_terms,
         type_weights=_scaled(type_weights),
         question_vector=question_vector,
+        parts=question_parts,
+        part_vectors=part_vectors,
     )
     costs = costs_of(counter, fmt)
     best = max((unit.value for unit in units), default=0.0)

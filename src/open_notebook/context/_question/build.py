@@ -41,7 +41,7 @@ from open_notebook.ids import table_of
 from open_notebook.search import SearchHit
 from open_notebook.segment import sentences
 from open_notebook.store import Catalog, ChunkText, ContextReader, Requested, TextRecord
-from open_notebook.text import DEFAULT_LANGUAGE, query_terms
+from open_notebook.text import DEFAULT_LANGUAGE, query_terms, question_parts
 
 Offered = tuple[Candidate, list[ChunkText], int | None]
 
@@ -58,13 +58,14 @@ async def question_build(
     searcher: Searcher | None,
     hits: Sequence[SearchHit] | None,
     question_vector: npt.NDArray[np.float32] | None = None,
+    part_vectors: tuple[npt.NDArray[np.float32], ...] = (),
 ) -> ContextPayload:
     assert request.query is not None
     if hits is None and isinstance(searcher, VectorSearcher):
         found = await searcher.search_with_vector(
             request.query, notebook_id=request.notebook_id, mode=request.mode, limit=request.limit
         )
-        hits, question_vector = found.hits, found.question_vector
+        hits, question_vector, part_vectors = found.hits, found.question_vector, found.part_vectors
     elif hits is None and searcher is not None:
         hits = await searcher.search(
             request.query, notebook_id=request.notebook_id, mode=request.mode, limit=request.limit
@@ -101,7 +102,8 @@ async def question_build(
     stored = await reader.chunks(
         [one.id for one in (*pinned, *scanned)], with_sentence_vectors=question_vector is not None
     )
-    terms = query_terms(request.query, _languages(found_hits, stored))
+    languages = _languages(found_hits, stored)
+    terms = query_terms(request.query, languages)
     missing = [one.id for one in (*pinned, *scanned) if not stored.get(one.id)]
     texts = await reader.texts(missing) if missing else {}
 
@@ -147,8 +149,20 @@ async def question_build(
         group_cap=request.per_source_cap,
         pre_dropped=dropped,
         question_vector=question_vector,
+        part_vectors=part_vectors if question_vector is not None else (),
+        question_parts=[query_terms(part, languages) for part in _parts(request.query, languages)],
     )
     return passage_payload(request, assembly)
+
+
+def _parts(question: str, languages: Sequence[str]) -> tuple[str, ...]:
+    """The things ``question`` asks, read by the grammar of the first of the languages it is
+    matched against that cuts it (itself alone when none does)."""
+    for language in languages:
+        parts = question_parts(question, language)
+        if len(parts) > 1:
+            return parts
+    return (question,)
 
 
 def _with_sentence_vectors(
