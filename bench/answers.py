@@ -56,6 +56,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from bench._answer_metrics import (
     ModelTally,
@@ -91,6 +92,7 @@ from open_notebook.segment import sentences
 from open_notebook.store import Store, open_store
 from open_notebook.tokens import BpeTokenCounter
 
+Picked = TypeVar("Picked")
 DATA_ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"
 DATA = DATA_ROOT / "squad-long"
 NAME = "answers"
@@ -264,7 +266,7 @@ class Uncited:
         return await self._llm.complete(messages, max_tokens=max_tokens, stop=stop)
 
 
-def spread(ids: Sequence[str], count: int, offset: int = 0) -> list[str]:
+def spread(ids: Sequence[Picked], count: int, offset: int = 0) -> list[Picked]:
     """``count`` ids spread evenly over ``ids`` (every article gets its share)."""
     if count >= len(ids):
         return list(ids)

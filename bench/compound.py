@@ -13,8 +13,13 @@ Per set, budget and method:
 * ``one``: an evidence sentence of at least one of them;
 * ``answers``: a gold answer of each question.
 
+With ``--model NAME --models-dir DIR``, ``--asked N`` of the pairs are also asked through the
+product's chat path (:func:`open_notebook.chat.ask_notebook`, the model's own context budget,
+greedy decoding, so exact) and the answers counted: a gold answer of each question in the
+answer, of at least one, refused, and the whole answer's p50 seconds.
+
     python -m bench.compound [--sets squad-long,squad-es,piaf] [--pairs 150]
-        [--budgets 200,400,800] [--out FILE]
+        [--budgets 200,400,800] [--model qwen2.5-1.5b --models-dir DIR --asked 40] [--out FILE]
 """
 
 from __future__ import annotations
@@ -28,12 +33,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench._summary import record
-from bench.answers import DATA_ROOT, Corpus, ingest, spread
-from open_notebook.config import Settings
+from bench.answers import DATA_ROOT, SEED, Corpus, ask_once, ingest, spread
+from open_notebook.config import LocalModelName, Settings
 from open_notebook.context import ContextRequest, build_context, pack_chunks
-from open_notebook.embeddings import create_embedder
+from open_notebook.embeddings import Embedder, create_embedder
+from open_notebook.llm import LocalModel, model_spec
 from open_notebook.search import SearchMode, SearchService
-from open_notebook.store import open_store
+from open_notebook.store import Store, open_store
 from open_notebook.text import LanguageDetector, question_parts
 from open_notebook.tokens import BpeTokenCounter
 
@@ -100,8 +106,57 @@ def _holds(text: str, wanted: Sequence[str], *, fold: bool = False) -> bool:
     return any(_flat(one) in text for one in wanted)
 
 
+@dataclass(slots=True)
+class Answered:
+    both: list[bool] = field(default_factory=list)
+    one: list[bool] = field(default_factory=list)
+    refused: list[bool] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
+
+    def row(self) -> dict[str, float]:
+        count = max(len(self.both), 1)
+        ordered = sorted(self.seconds)
+        return {
+            "both": round(sum(self.both) / count, 4),
+            "one": round(sum(self.one) / count, 4),
+            "refused": round(sum(self.refused) / count, 4),
+            "p50_s": round(ordered[len(ordered) // 2], 2) if ordered else 0.0,
+        }
+
+
+async def ask_pairs(
+    store: Store,
+    embedder: Embedder,
+    model: LocalModel,
+    settings: Settings,
+    corpus: Corpus,
+    pairs: Sequence[Pair],
+    out: list[dict[str, object]],
+) -> Answered:
+    """Each pair asked through the chat path; its answer judged by both questions' golds."""
+    tally = Answered()
+    for pair in pairs:
+        done, _, seconds = await ask_once(
+            store, embedder, model, settings, corpus.notebook_id, pair.question, None
+        )
+        held = [
+            _holds(done.answer, corpus.golds(one), fold=True) for one in (pair.first, pair.second)
+        ]
+        tally.both.append(all(held))
+        tally.one.append(any(held))
+        tally.refused.append(done.refused)
+        tally.seconds.append(seconds)
+        out.append({"question": pair.question, "answer": done.answer, "held": held})
+    return tally
+
+
 async def one_set(
-    name: str, count: int, budgets: Sequence[int], out: list[dict[str, object]]
+    name: str,
+    count: int,
+    budgets: Sequence[int],
+    out: list[dict[str, object]],
+    model: LocalModel | None = None,
+    asked: int = 0,
 ) -> dict[tuple[str, int], Tally]:
     settings = Settings(database_url="mem://")
     embedder = create_embedder(settings)
@@ -154,6 +209,12 @@ async def one_set(
                         }
                     )
         print(f"{name}: {len(pairs)} pairs")
+        if model is not None and asked:
+            answered = await ask_pairs(
+                store, embedder, model, settings, corpus, spread(pairs, asked), out
+            )
+            print(f"{name}: {len(spread(pairs, asked))} pairs asked: {answered.row()}")
+            record(NAME, f"{name} answers holding both golds", ours=answered.row()["both"])
     finally:
         await store.close()
     return tallies
@@ -162,9 +223,13 @@ async def one_set(
 async def main(args: argparse.Namespace) -> None:
     budgets = [int(one) for one in args.budgets.split(",")]
     out: list[dict[str, object]] = []
+    model = None
+    if args.model:
+        model = LocalModel(model_spec(LocalModelName(args.model)), Path(args.models_dir), seed=SEED)
+        await asyncio.to_thread(model.warm_up)
     for name in args.sets.split(","):
         started = time.perf_counter()
-        tallies = await one_set(name, args.pairs, budgets, out)
+        tallies = await one_set(name, args.pairs, budgets, out, model, args.asked)
         print(f"{name} ({time.perf_counter() - started:.0f} s)")
         print(f"  {'budget':>6}  {'method':8} {'both':>6} {'one':>6} {'answers':>8}")
         for (method, budget), tally in sorted(tallies.items(), key=lambda item: item[0][::-1]):
@@ -174,6 +239,8 @@ async def main(args: argparse.Namespace) -> None:
                 f" {row['answers']:>8.3f}"
             )
             record(NAME, f"{name} both evidences @{budget} ({method})", ours=row["both"])
+    if model is not None:
+        model.close()
     if args.out:
         Path(args.out).write_text(
             "".join(json.dumps(one, ensure_ascii=False) + "\n" for one in out), encoding="utf-8"
@@ -185,6 +252,9 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--sets", default="squad-long,squad-es,piaf")
     parser.add_argument("--pairs", type=int, default=150)
     parser.add_argument("--budgets", default="200,400,800")
+    parser.add_argument("--model", default="", help="a local model to ask the pairs with")
+    parser.add_argument("--models-dir", default="")
+    parser.add_argument("--asked", type=int, default=40)
     parser.add_argument("--out", default="")
     return parser.parse_args()
 

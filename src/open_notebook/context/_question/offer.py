@@ -11,6 +11,7 @@ A note or insight whose chunk spans its whole text is offered whole.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -174,3 +175,28 @@ def merge_offers(*groups: Iterable[RankedChunk]) -> tuple[RankedChunk, ...]:
     return tuple(
         replace(chunk, record=pinned.get(chunk.record.id, chunk.record)) for chunk in best.values()
     )
+
+
+def score_shares(chunks: Sequence[RankedChunk]) -> dict[int, float | None]:
+    """Each chunk's fused score over the best one (``None``: no score to compare)."""
+    best = max((one.score for one in chunks if one.score is not None), default=0.0)
+    return {
+        id(one): max(one.score, 0.0) / best if one.score is not None and best > 0 else None
+        for one in chunks
+    }
+
+
+def chunk_priors(
+    chunks: Sequence[RankedChunk], shares: dict[int, float | None]
+) -> dict[int, float]:
+    """Each chunk's prior: ``sqrt(1 / rank x score / best score)``, or ``1 / rank`` unscored."""
+    priors: dict[int, float] = {}
+    for one in chunks:
+        share = shares[id(one)]
+        priors[id(one)] = 1.0 / one.rank if share is None else math.sqrt(share / one.rank)
+    return priors
+
+
+def chunk_worth(prior: float, share: float | None) -> float:
+    """What having any text of a chunk's record is worth: its prior times its score share."""
+    return prior if share is None else prior * share

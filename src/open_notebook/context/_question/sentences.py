@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -273,3 +273,26 @@ def idf_of(held: Sequence[frozenset[str]], question: frozenset[str]) -> dict[str
             found[term] += 1
     count = len(held)
     return {term: math.log1p(count / df) for term, df in found.items() if df}
+
+
+def matched_idf(
+    draft: Draft, idf: Mapping[str, float], within: frozenset[str] | None = None
+) -> float:
+    """The idf of the question's terms a unit holds (of those ``within`` one part of it, when
+    given), a phrase counted as one more term."""
+    held = draft.terms if within is None else draft.terms & within
+    pairs = [pair for pair in draft.phrases if within is None or within.issuperset(pair)]
+    terms = math.fsum(idf.get(term, 0.0) for term in held)
+    return terms + math.fsum(idf.get(one, 0.0) + idf.get(two, 0.0) for one, two in pairs) / 2
+
+
+def asked_parts(
+    parts: Sequence[Iterable[str]], idf: Mapping[str, float]
+) -> list[tuple[frozenset[str], float]]:
+    """Each part of a question that asks several things, with the idf of its terms found among
+    the candidates (parts none of whose terms is found are left out; one part is the whole)."""
+    found = [
+        (terms, math.fsum(idf.get(one, 0.0) for one in terms)) for terms in map(frozenset, parts)
+    ]
+    asked = [(terms, total) for terms, total in found if total > 0]
+    return asked if len(asked) > 1 else []

@@ -37,13 +37,10 @@ A unit's value estimates how likely it is to hold what the question asks for:
   unmatched sentence of the best chunk in (an answer that says "it" for the question's subject);
   centred on half the question, a sentence of typical coverage keeps the value its chunk gives it
   next to the record coverage of :mod:`open_notebook.context._question.choose`.
-  A question that asks several things ("Who founded the abbey, and when did the monks move?",
-  :func:`open_notebook.text.question_parts`) is each of them as well: a sentence's coverage is
-  the greatest of the whole's and of each part's (the idf of the part's terms it holds over the
-  part's), so the sentence that answers the short part is not read as holding a quarter of the
-  question. With 150 such pairs of a set's questions (``bench/compound.py``), the context held
-  the evidence of both more often at 200 and 400 tokens on squad-long, its paragraphs and
-  squad-es, and the same on piaf but for one pair (docs/quality.md).
+  A question that asks several things (:func:`open_notebook.text.question_parts`) is each of
+  them too: coverage is the greatest of the whole's and each part's (the idf of the part's terms
+  held over the part's), so the answer to a short part is not read as a quarter of the question
+  (``bench/compound.py``, docs/quality.md).
 
 * where the chunk comes with its sentences' vectors (pooled from the token states of the
   embedder's one run on the chunk, so each is read in the chunk's context) and the question
@@ -86,7 +83,7 @@ put it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -94,12 +91,15 @@ import numpy as np
 import numpy.typing as npt
 
 from open_notebook.context._model import Candidate
+from open_notebook.context._question.offer import chunk_priors, chunk_worth, score_shares
 from open_notebook.context._question.sentences import (
     Draft,
     RankedChunk,
     analyze_terms,
+    asked_parts,
     drafts_of,
     idf_of,
+    matched_idf,
 )
 
 # Half of a chunk's relevance follows its sentences' sizes, half the question's terms in them:
@@ -159,7 +159,7 @@ def units_of(
     ordered = tuple(question)
     analyze_terms(drafts, ordered)
     idf = idf_of([draft.terms for draft in drafts], frozenset(ordered))
-    matched = [_matched(draft, idf) for draft in drafts]
+    matched = [matched_idf(draft, idf) for draft in drafts]
     cosines = _cosines(drafts, question_vector, part_vectors)
     # What each chunk holds: its units' sizes and term weights, to spread its relevance.
     sizes: dict[int, float] = {}
@@ -172,14 +172,16 @@ def units_of(
             weights[key] = weights.get(key, 0.0) + match
             if key in cosine:
                 similar[key] = similar.get(key, 0.0) + _similar(cosine[key])
-    shares = _score_shares(chunks)
-    priors = _priors(chunks, shares)
+    shares = score_shares(chunks)
+    priors = chunk_priors(chunks, shares)
     question_idf = math.fsum(idf.values())
-    asked = _asked_parts(parts, idf)
+    asked = asked_parts(parts, idf)
     units: list[Unit] = []
     for draft, match, cosine in zip(drafts, matched, cosines, strict=True):
         coverage = match / question_idf if question_idf > 0 else 0.0
-        coverage = max([coverage, *(_matched(draft, idf, part) / whole for part, whole in asked)])
+        coverage = max(
+            [coverage, *(matched_idf(draft, idf, part) / whole for part, whole in asked)]
+        )
         held = math.exp(coverage - COVERAGE_PIVOT)
         best: tuple[float, RankedChunk] | None = None
         for chunk in draft.chunks:
@@ -196,12 +198,14 @@ def units_of(
                 best = (value, chunk)
         assert best is not None
         weight = type_weights.get(draft.record.type.value, 1.0)
-        worth = weight * max(_worth(priors[id(one)], shares[id(one)]) for one in draft.chunks)
+        worth = weight * max(chunk_worth(priors[id(one)], shares[id(one)]) for one in draft.chunks)
         # The record's worth, spread over its chunk's text by length (see the docstring): the
         # unit's part of each chunk, so a sentence cut between two chunks is not paid a short
         # chunk's worth many times over for the words it holds of the other.
         spread = max(
-            _worth(priors[id(one)], shares[id(one)]) * _inside(draft, one) / max(1, len(one.text))
+            chunk_worth(priors[id(one)], shares[id(one)])
+            * _inside(draft, one)
+            / max(1, len(one.text))
             for one in draft.chunks
         )
         units.append(
@@ -272,60 +276,9 @@ def _with_similarity(by_size: float, by_terms: float | None, by_similarity: floa
     return (by_size + by_terms + by_similarity) / 3
 
 
-def _matched(draft: Draft, idf: Mapping[str, float], within: frozenset[str] | None = None) -> float:
-    """The idf of the question's terms a unit holds (of those ``within`` one part of it, when
-    given), a phrase counted as one more term."""
-    terms = math.fsum(
-        idf.get(term, 0.0) for term in draft.terms if within is None or term in within
-    )
-    phrases = (
-        math.fsum(
-            idf.get(one, 0.0) + idf.get(two, 0.0)
-            for one, two in draft.phrases
-            if within is None or (one in within and two in within)
-        )
-        / 2
-    )
-    return terms + phrases
-
-
-def _asked_parts(
-    parts: Sequence[Iterable[str]], idf: Mapping[str, float]
-) -> list[tuple[frozenset[str], float]]:
-    """Each part of a question that asks several things, with the idf of its terms found among
-    the candidates (parts none of whose terms is found are left out; one part is the whole)."""
-    found = [
-        (terms, math.fsum(idf.get(one, 0.0) for one in terms)) for terms in map(frozenset, parts)
-    ]
-    asked = [(terms, total) for terms, total in found if total > 0]
-    return asked if len(asked) > 1 else []
-
-
 def _size(text: str) -> float:
     """How much of its chunk's relevance a sentence's length claims (see the module docstring)."""
     return math.sqrt(len(text))
-
-
-def _score_shares(chunks: Sequence[RankedChunk]) -> dict[int, float | None]:
-    """Each chunk's fused score over the best one (``None``: no score to compare)."""
-    best = max((one.score for one in chunks if one.score is not None), default=0.0)
-    return {
-        id(one): max(one.score, 0.0) / best if one.score is not None and best > 0 else None
-        for one in chunks
-    }
-
-
-def _priors(chunks: Sequence[RankedChunk], shares: dict[int, float | None]) -> dict[int, float]:
-    """Each chunk's prior: ``sqrt(1 / rank x score / best score)``, or ``1 / rank`` unscored."""
-    priors: dict[int, float] = {}
-    for one in chunks:
-        share = shares[id(one)]
-        priors[id(one)] = 1.0 / one.rank if share is None else math.sqrt(share / one.rank)
-    return priors
-
-
-def _worth(prior: float, share: float | None) -> float:
-    return prior if share is None else prior * share
 
 
 def _share(size: float, match: float, total_size: float, total_match: float) -> float:
