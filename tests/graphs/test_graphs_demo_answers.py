@@ -2,12 +2,15 @@
 question asks, cited to the passage that says it, in the asker's language (real ingest, real
 embedder, real model, greedy).
 
-Four of issue 43's acceptance checks do not hold yet and are marked ``xfail(strict=True)``, so
-the day one passes the marker must go: the dense-bread question's context leaves out the passages
-that say a cold kitchen cuts fermentation short (BM25 ranks "Rye" high for "come"/"bread"); for
-the revive question the 1.5B says to feed the starter in a warm spot, from the passage that says
-so, but writes the number of the passage after it; the Spanish and French questions are answered
-in their languages, citing a passage about rye that does not say it. The last two passed while a
+The dense-bread question asks two things, and gets the words of context one question gets for
+each (``llm/_budget.py``): in the room of one, its context held the temperature passages and
+left out the sentence that says a cold kitchen cuts fermentation short.
+
+Three of issue 43's acceptance checks do not hold yet and are marked ``xfail(strict=True)``, so
+the day one passes the marker must go: for the revive question the 1.5B says to feed the starter
+in a warm spot, from the passage that says so, but writes the number of the passage after it;
+the Spanish and French questions are answered in their languages, citing a passage about rye
+that does not say it. The last two passed while a
 request's reading depended on what was asked before it (``llm/_kv_state.py``): with every request
 read the same way, they fail every time."""
 
@@ -100,7 +103,6 @@ def _cited_titles(done: DoneEvent) -> set[str]:
     }
 
 
-@pytest.mark.xfail(strict=True, reason="issue 43: the context leaves out the cold-kitchen passages")
 async def test_the_dense_bread_question_gets_under_fermentation_cited(demo: Demo) -> None:
     done = await demo.ask(DENSE)
     text = done.answer.lower()

@@ -173,3 +173,27 @@ async def test_an_answer_that_copies_an_escaped_heading_shows_the_sources_words(
     literal = "[1] ## Feeding\n\nFeed the sourdough starter flour and water every day."
     assert "".join(tokens).strip() == done.answer == literal
     assert done.sentences and not any("\\" in one.text for one in done.sentences)
+
+
+async def test_a_question_that_asks_two_things_gets_the_models_budget_for_each(
+    store: Store, tmp_path: Path
+) -> None:
+    embedder = FakeEmbedder()
+    notebook_id, _, _ = await seed(store, embedder)
+    one = "How often do I feed the sourdough starter?"
+    two = "How often do I feed the sourdough starter, and how do I score the loaf?"
+    budgets: list[int] = []
+    with LoopbackChatServer("Feed it every day.") as server:
+        settings = loopback_settings(tmp_path, server.base_url)
+        for question in (one, two):
+            llm = create_language_model(settings)
+            llm.context_budget = 60  # the model's own, as a local model on the CPU has it
+            found = [
+                event
+                async for event in ask_notebook(
+                    store, embedder, llm, settings, notebook_id=notebook_id, question=question
+                )
+                if isinstance(event, DoneEvent)
+            ]
+            budgets.append(found[-1].plan["context_budget"])
+    assert budgets == [60, 120]

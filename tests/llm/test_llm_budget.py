@@ -91,6 +91,23 @@ def test_a_models_own_budget_caps_the_context_unless_the_caller_sets_one() -> No
     assert plan.context_budget < 1024 - 256
 
 
+def test_a_question_that_asks_two_things_gets_the_models_budget_for_each() -> None:
+    llm = model(8192)
+    llm.context_budget = 200
+    plan, _ = plan_budget(llm, frame=framer("q"), turns=[], answer_tokens=256, asked=2)
+    assert plan.context_budget == 400
+    # The caller's budget is the caller's, whatever the question asks.
+    plan, _ = plan_budget(
+        llm, frame=framer("q"), turns=[], answer_tokens=256, max_context_tokens=300, asked=2
+    )
+    assert plan.context_budget == 300
+    # And never more than the window leaves.
+    small = model(1024)
+    small.context_budget = 600
+    plan, _ = plan_budget(small, frame=framer("q"), turns=[], answer_tokens=256, asked=2)
+    assert plan.context_budget < 1024 - 256
+
+
 def test_each_local_model_answers_from_its_own_short_context_by_default(tmp_path: Path) -> None:
     for spec in MODELS.values():
         # Nothing loads until the model is used.

@@ -53,7 +53,7 @@ from open_notebook.llm import (
     unresolved,
 )
 from open_notebook.store import Store
-from open_notebook.text import LanguageDetector
+from open_notebook.text import LanguageDetector, question_parts
 
 # A first build within this share of a words budget's tokens is kept as it is.
 WORDS_SLACK: Final = 0.05
@@ -91,6 +91,7 @@ class ChatState:
     turns: list[Turn] = field(default_factory=list)
     kept: int = 0  # newest turns kept in the request
     language: str = ""  # the question's language by name ("Spanish"), "" when not known
+    asked: int = 1  # the things the question asks (text.question_parts)
     plan: TokenPlan | None = None
     context: FittedContext | None = None
     seen: tuple[NumberedPassage, ...] = ()  # every passage the model sees in this request
@@ -157,7 +158,9 @@ async def plan_tokens(state: ChatState, *, config: RunnableConfig) -> dict[str, 
     """Name the question's language; split the window before any call; trim history
     oldest-first when it does not fit."""
     deps = deps_of(config)
-    language = deps.languages.name(deps.languages.detect(state.question))
+    code = deps.languages.detect(state.question)
+    language = deps.languages.name(code)
+    asked = len(question_parts(state.question, code))
 
     def framed(history: Sequence[ChatMessage], context: str) -> list[ChatMessage]:
         return frame(
@@ -175,9 +178,10 @@ async def plan_tokens(state: ChatState, *, config: RunnableConfig) -> dict[str, 
             turns=[turn.messages() for turn in state.turns],
             answer_tokens=deps.answer_tokens,
             max_context_tokens=state.max_context_tokens,
+            asked=asked,
         )
     )
-    return {"plan": plan, "kept": kept, "language": language}
+    return {"plan": plan, "kept": kept, "language": language, "asked": asked}
 
 
 async def build_context(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
@@ -219,6 +223,8 @@ async def build_context(state: ChatState, *, config: RunnableConfig) -> dict[str
     plan = state.plan
     fitted = await fitted_to(plan.context_budget)
     words = deps.llm.context_words if state.max_context_tokens is None else None
+    # Each thing the question asks gets the words a question gets (plan_budget says why).
+    words = words * state.asked if words is not None else None
     wanted = budget_for_words(fitted, words, plan)
     if wanted is not None:
         plan = replace(plan, context_budget=wanted)

@@ -53,8 +53,16 @@ def plan_budget(
     turns: Sequence[Sequence[ChatMessage]],
     answer_tokens: int,
     max_context_tokens: int | None = None,
+    asked: int = 1,
 ) -> tuple[TokenPlan, int]:
     """Plan the split; return the plan and how many of the newest ``turns`` are kept.
+
+    ``asked``: how many things the question asks (:func:`open_notebook.text.question_parts`);
+    without a caller's budget, each gets the model's own. A model's budget is the context it
+    answers one question best from; a question that asks two things needs the evidence of both,
+    and in the room of one the builder held both for fewer of them (``bench/compound.py``:
+    with 150 pairs of a set's questions joined into one, 0.47-0.91 of contexts held both
+    evidences at 200 tokens and 0.61-0.97 at 400, on every development set).
 
     ``turns`` are the conversation's earlier turns, oldest first, each its messages as sent.
     History may take at most half of what the prompt leaves, so a long conversation never
@@ -74,7 +82,9 @@ def plan_budget(
     kept, history_tokens = _newest_that_fit(llm, frame, turns, empty, allowance=free // 2)
     budget = free - history_tokens
     # The caller's budget, else the model's own default (a CPU model's is short).
-    cap = max_context_tokens if max_context_tokens is not None else llm.context_budget
+    cap = max_context_tokens
+    if cap is None and llm.context_budget is not None:
+        cap = llm.context_budget * max(1, asked)
     if cap is not None:
         budget = min(budget, cap)
     messages_kept = sum(len(turn) for turn in turns[len(turns) - kept :]) if kept else 0
