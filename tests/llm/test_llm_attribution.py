@@ -98,6 +98,33 @@ def test_model_citations_resolve_and_every_sentence_gets_a_status(scorer: Suppor
     ]
 
 
+def test_a_sentence_its_mark_holds_gets_no_second_passage_beside_it(
+    scorer: SupportScorer,
+) -> None:
+    # The demo's answer: its mark is on the passage that says it; the rye passage shares more of
+    # its words ("sourdough", "bread", "slows") and says something else.
+    kitchen = (
+        "A dough that is cold will simply need more time, and a dense loaf is very often a loaf "
+        "whose fermentation was cut short by a cold kitchen."
+    )
+    rye = (
+        "Its structure comes instead from pentosans, sticky carbohydrates that hold water. Rye "
+        "also has strong amylase enzymes that can break down starch too quickly, leaving a gummy "
+        "crumb. Acidity slows those enzymes, which is one reason rye breads are traditionally "
+        "made with sourdough. A rye starter is also a robust way to keep a culture: it ferments "
+        "vigorously and tolerates irregular feeding."
+    )
+    visible = (passage(1, "source:fermentation", kitchen), passage(2, "source:flour", rye))
+    answer = "Sourdough bread comes out dense because it is cold, which slows fermentation. [1]"
+    [sentence] = attribute(answer, CitationIndex(visible=visible), scorer)
+    assert sentence.status is SupportStatus.SUPPORTED
+    assert [(one.by, one.passage) for one in sentence.citations] == [(CitedBy.MODEL, visible[0])]
+    assert sentence.citations[0].supports
+    # Without the mark, the passage attribution finds is attached as before.
+    [unmarked] = attribute(answer.removesuffix(" [1]"), CitationIndex(visible=visible), scorer)
+    assert [one.by for one in unmarked.citations] == [CitedBy.ATTRIBUTION]
+
+
 def test_a_number_the_passage_does_not_hold_voids_its_support(scorer: SupportScorer) -> None:
     right, wrong = attribute(
         "Bake the loaf at 250 degrees for 20 minutes. Bake the loaf at 180 degrees for 20 minutes.",

@@ -7,8 +7,9 @@ or ``... dense. [2]``), or, at the start of a line, to the sentence it opens (``
 crumb ...``: small models echo the context's layout). Each sentence is scored against every
 passage the turn could cite (:mod:`open_notebook.llm._support`): it is ``supported`` when its
 best passage reaches the bar, and that passage is attached as a citation if the model did not
-cite it itself. Citations the model wrote are resolved to passages and checked (``valid``,
-``not_in_context``, ``unknown``), each with how well its passage supports the sentence.
+cite it, nor any other passage that holds the sentence. Citations the model wrote are resolved to
+passages and checked (``valid``, ``not_in_context``, ``unknown``), each with how well its passage
+supports the sentence.
 """
 
 from __future__ import annotations
@@ -274,7 +275,16 @@ def attribute(
         citations = _unique(written.get(row, []))
         column, score = matrix.best(row)
         cited_numbers = {one.passage.number for one in citations if one.passage is not None}
-        if covered and score >= SUPPORT_BAR and visible[column].number not in cited_numbers:
+        # A passage the model cited that holds the sentence is its source: another one that
+        # shares more of its words is not added beside it (a second chip a reader would follow
+        # to a passage that says something else).
+        held_by_mark = any(one.supports for one in citations)
+        if (
+            covered
+            and score >= SUPPORT_BAR
+            and visible[column].number not in cited_numbers
+            and not held_by_mark
+        ):
             citations.append(
                 SentenceCitation(
                     CitationStatus.VALID, CitedBy.ATTRIBUTION, visible[column], score=score
