@@ -137,6 +137,7 @@ async def question_build(
         if vectors:
             chunks = _with_sentence_vectors(chunks, vectors)
     raise_if_nothing_found(request, dropped, len(chunks))
+    asked = _parts(request.query, languages)
     assembly = assemble_passages(
         chunks,
         terms,
@@ -150,7 +151,7 @@ async def question_build(
         pre_dropped=dropped,
         question_vector=question_vector,
         part_vectors=part_vectors if question_vector is not None else (),
-        question_parts=[query_terms(part, languages) for part in _parts(request.query, languages)],
+        question_parts=[query_terms(part, languages) for part in asked] if len(asked) > 1 else (),
     )
     return passage_payload(request, assembly)
 
