@@ -244,6 +244,18 @@ BENCHES: tuple[Bench, ...] = (
         needs=(SHARED_DATA / "squad-long", SHARED_DATA / "squad-es", SHARED_DATA / "piaf"),
     ),
     Bench(
+        "compound",
+        "bench.compound",
+        ("--sets", "squad-long,squad-long-paragraphs", "--pairs", "60", "--budgets", "200,400"),
+        (
+            "--sets",
+            "squad-long,squad-long-paragraphs,squad-es,squad-es-paragraphs,piaf,piaf-paragraphs,"
+            "squad-es-on-en,squad-es-on-en-paragraphs",
+        ),
+        timeout_s=900,
+        needs=(SHARED_DATA / "squad-long", SHARED_DATA / "squad-long-paragraphs"),
+    ),
+    Bench(
         "chat_local",
         "bench.chat_local",
         ("--budgets", "512,1536", "--answer", "32"),
