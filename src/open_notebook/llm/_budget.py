@@ -61,8 +61,8 @@ def plan_budget(
     without a caller's budget, each gets the model's own. A model's budget is the context it
     answers one question best from; a question that asks two things needs the evidence of both,
     and in the room of one the builder held both for fewer of them (``bench/compound.py``:
-    with 150 pairs of a set's questions joined into one, 0.47-0.91 of contexts held both
-    evidences at 200 tokens and 0.61-0.97 at 400, on every development set).
+    up to 150 pairs of a set's questions joined into one, 0.39-0.91 of contexts held both
+    evidences at 200 tokens and 0.61-0.97 at 400, over the eight development sets).
 
     ``turns`` are the conversation's earlier turns, oldest first, each its messages as sent.
     History may take at most half of what the prompt leaves, so a long conversation never
