@@ -61,9 +61,16 @@ async def seed(store: Store, embedder: FakeEmbedder) -> tuple[str, str, str]:
 
 
 async def ask(
-    store: Store, settings: Settings, embedder: FakeEmbedder, **kwargs: object
+    store: Store,
+    settings: Settings,
+    embedder: FakeEmbedder,
+    *,
+    context_budget: int | None = None,
+    **kwargs: object,
 ) -> tuple[list[str], DoneEvent]:
     llm = create_language_model(settings)
+    # The model's own budget, as a local model on the CPU has it.
+    llm.context_budget = context_budget
     tokens: list[str] = []
     done: DoneEvent | None = None
     async for event in ask_notebook(store, embedder, llm, settings, **kwargs):  # type: ignore[arg-type]
@@ -186,14 +193,13 @@ async def test_a_question_that_asks_two_things_gets_the_models_budget_for_each(
     with LoopbackChatServer("Feed it every day.") as server:
         settings = loopback_settings(tmp_path, server.base_url)
         for question in (one, two):
-            llm = create_language_model(settings)
-            llm.context_budget = 60  # the model's own, as a local model on the CPU has it
-            found = [
-                event
-                async for event in ask_notebook(
-                    store, embedder, llm, settings, notebook_id=notebook_id, question=question
-                )
-                if isinstance(event, DoneEvent)
-            ]
-            budgets.append(found[-1].plan["context_budget"])
+            _, done = await ask(
+                store,
+                settings,
+                embedder,
+                context_budget=60,
+                notebook_id=notebook_id,
+                question=question,
+            )
+            budgets.append(done.plan["context_budget"])
     assert budgets == [60, 120]

@@ -150,7 +150,7 @@ async def question_build(
         group_cap=request.per_source_cap,
         pre_dropped=dropped,
         question_vector=question_vector,
-        part_vectors=part_vectors if question_vector is not None else (),
+        part_vectors=part_vectors,
         question_parts=[query_terms(part, languages) for part in asked] if len(asked) > 1 else (),
     )
     return passage_payload(request, assembly)
