@@ -1,4 +1,6 @@
-"""A question that asks two things: each part's best chunk stands as high as the whole's."""
+"""Searches of one question merged into one ranking: a question that asks two things (its
+lists vote, each on its own scale), a question and its translation (each chunk at its better
+standing)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from search_support import AddSource
 from open_notebook.config import Settings
 from open_notebook.embeddings import FakeEmbedder
 from open_notebook.search import HitScores, HitType, SearchHit, SearchService
-from open_notebook.search._parts import merge_parts
+from open_notebook.search._parts import merge_parts, merge_readings
 from open_notebook.store import Store
 
 
@@ -32,13 +34,38 @@ def test_lists_merge_on_their_own_scales() -> None:
     whole = [_hit("a", 1.0), _hit("b", 0.5)]
     part = [_hit("c", 0.8), _hit("b", 0.2)]
     merged = merge_parts(whole, [part], limit=10)
-    # c leads its part's list, so it stands with the whole's best; b keeps its better standing.
+    # Each list votes on its own scale: c leads its part's list as a leads the whole's, so they
+    # stand alike; b, lower in both, gets the sum of its two shares.
     assert [(one.id, round(one.scores.fused, 3), one.rank) for one in merged] == [
-        ("a", 1.0, 1),
-        ("c", 1.0, 2),
-        ("b", 0.5, 3),
+        ("a", 0.5, 1),
+        ("c", 0.5, 2),
+        ("b", 0.375, 3),
     ]
     assert len(merge_parts(whole, [part], limit=2)) == 2
+
+
+def test_a_chunk_the_question_and_a_part_both_rank_stands_above_either_lists_first() -> None:
+    # A part that names little puts first what shares its one word ("c"); the chunk the whole
+    # question ranks second and the part nearly first ("b") is the one both point to.
+    whole = [_hit("a", 1.0), _hit("b", 0.6), _hit("d", 0.5)]
+    part = [_hit("c", 1.0), _hit("b", 0.9)]
+    merged = merge_parts(whole, [part], limit=10)
+    assert [one.id for one in merged] == ["b", "a", "c", "d"]
+    assert [one.rank for one in merged] == [1, 2, 3, 4]
+
+
+def test_a_questions_readings_merge_at_each_chunks_better_standing() -> None:
+    # A question and its translation are one question: the reading that ranks a chunk higher
+    # places it, and a chunk first in either stands with the first.
+    translation = [_hit("a", 1.0), _hit("b", 0.6), _hit("d", 0.5)]
+    asked = [_hit("c", 0.5), _hit("b", 0.45)]
+    merged = merge_readings(translation, [asked], limit=10)
+    assert [(one.id, round(one.scores.fused, 3)) for one in merged] == [
+        ("a", 1.0),
+        ("c", 1.0),
+        ("b", 0.9),
+        ("d", 0.5),
+    ]
 
 
 async def test_each_parts_best_chunk_stands_among_the_first_of_the_question(

@@ -18,7 +18,7 @@ from open_notebook.search._fusion import DEFAULT_RRF_K
 from open_notebook.search._highlight import snippets, term_pattern
 from open_notebook.search._hits import RankedId, hits_from
 from open_notebook.search._hybrid import HybridFusion
-from open_notebook.search._parts import merge_parts
+from open_notebook.search._parts import merge_parts, merge_readings
 from open_notebook.search._query import PreparedQuery, prepare_query
 from open_notebook.search._snapshots import SnapshotCache
 from open_notebook.search._types import HitScores, HitType, SearchHit, SearchMode, SearchResult
@@ -169,11 +169,11 @@ class SearchService:
         limit: int = 10,
     ) -> SearchResult:
         """A hybrid search of ``translation`` (the question in the notebook's language), its
-        hits merged with ``asked`` (the question's own search) as a question's parts are
+        hits merged with ``asked`` (the question's own search), each at its better standing
         (:mod:`open_notebook.search._parts`); the vector is the translation's, as the builder
         weighs the sentences by the translation's terms."""
         found = await self.search_with_vector(translation, notebook_id=notebook_id, limit=limit)
-        hits = merge_parts(found.hits, [asked.hits], limit)
+        hits = merge_readings(found.hits, [asked.hits], limit)
         return SearchResult(hits, found.question_vector, found.part_vectors)
 
     def _part(self, text: str, request: _Request) -> PreparedQuery:
