@@ -1,6 +1,7 @@
 """What an answer is worth against the gold answers, and how fast a local model decodes.
 
-* gold in answer: some gold answer string appears in the answer (case-folded);
+* gold in answer: some gold answer string appears in the answer (case-folded, its apostrophes
+  read alike);
 * gold in sentence: share of the answer's sentences that hold one (the answer says the thing,
   not the neighbourhood);
 * words: the answer's words without its citation marks;
@@ -48,9 +49,18 @@ def unmarked(text: str) -> str:
     return " ".join(_MARK.sub(" ", text).split())
 
 
+# A model writes the apostrophe it was taught (') where a gold answer may hold the typographic
+# one (’): "qu'il" and "qu’il" are one word to a reader.
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
+
+
+def _folded(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).casefold()
+
+
 def has_answer(text: str, answers: Sequence[str]) -> bool:
-    folded = text.casefold()
-    return any(answer.casefold() in folded for answer in answers if answer.strip())
+    folded = _folded(text)
+    return any(_folded(answer) in folded for answer in answers if answer.strip())
 
 
 def _normalize(text: str) -> list[str]:
