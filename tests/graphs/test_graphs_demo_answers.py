@@ -5,9 +5,9 @@ embedder, real model, greedy).
 The dense-bread question asks two things, and gets the words of context one question gets for
 each (``llm/_budget.py``): in the room of one, its context held the temperature passages and
 left out the sentence that says a cold kitchen cuts fermentation short. `make demo`'s notebook
-also holds a note about a cold kitchen and dense loaves; there, until a two-part question's lists
-voted on the hits (``search/_parts.py``), the rye passage that one part put first took the room
-and the model answered from the passage on warm fermentation.
+also holds a note about a cold kitchen and dense loaves, which competes for the same room; there
+the rye passage that one part puts first must not take it (the parts' lists vote on the hits,
+``search/_parts.py``), or the model answers from the passage on warm fermentation.
 
 Three of issue 43's acceptance checks do not hold yet and are marked ``xfail(strict=True)``, so
 the day one passes the marker must go: for the revive question the 1.5B says to feed the starter

@@ -8,17 +8,18 @@ scale: the whole question's, or the reading the context is built for).
   lists vote. A chunk that one part alone puts first stands at half the whole's best (with two
   parts, a third); a chunk that the whole question and a part both rank high stands above it.
   The whole question's list stays one of them: a chunk that answers everything keeps its place.
-  A chunk's best standing in any list ranked them before, and a part that names little ("Qui
-  préside la société", "la société" being the club the other part names) put first whatever
-  chunk shares its one distinctive word, in any article ("la base de la société acadienne"),
-  level with the question's own best. On the demo notebook the part "Why does sourdough bread
-  come out dense" put first the passage on rye, which shares "comes", and its sentences took the
-  context's room from the one that answers ("a dense loaf is very often a loaf whose fermentation
-  was cut short by a cold kitchen"). On questions made of two of a set's questions
-  (``bench/compound.py``, docs/quality.md) the mean held the evidence of both more often on 16
-  of the 24 sets and budgets, less often on 3.
+  Not each chunk's best standing in any list: a part that names little ("Qui préside la
+  société", "la société" being the club the other part names) puts first whatever chunk shares
+  its one distinctive word, in any article ("la base de la société acadienne"), and by its best
+  standing that chunk would rank level with the question's own best. On the demo notebook the
+  part "Why does sourdough bread come out dense" puts first the passage on rye, which shares
+  "comes"; ranked second, its sentences take the context's room from the one that answers ("a
+  dense loaf is very often a loaf whose fermentation was cut short by a cold kitchen"). On
+  questions made of two of a set's questions (``bench/compound.py``, docs/quality.md) the mean
+  holds the evidence of both more often than the best standing on 16 of the 24 sets and budgets,
+  less often on 3.
 * **Readings** (a question and its translation into the notebook's language): a chunk takes its
-  best standing in either list. The two are one question, not two that must agree: the mean sent
+  best standing in either list. The two are one question, not two that must agree: the mean sends
   the evidence for 2 fewer of 60 Spanish questions about the English articles
   (``bench/answers.py``, squad-es-on-en), with as many gold answers.
 """
