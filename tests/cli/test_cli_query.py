@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from cli_support import Invoke, json_of
 
+from open_notebook.llm.testing import LoopbackChatServer
+
 DOCS = {
     "starter.md": "# Starter\n\nA sourdough starter is a culture of wild yeast and bacteria.",
     "temperature.md": "# Temperature\n\nA cold kitchen slows fermentation and gives dense bread.",
@@ -225,3 +227,23 @@ def test_eval_context_bad_budgets_exit_2(cli: Invoke, tmp_path: Path) -> None:
     missing = cli("eval", "--context", "--dataset", str(dataset), "--distractors", "/nope")
     assert missing.exit_code == 2
     assert "--distractors" in missing.stderr
+
+
+def test_eval_hybrid_translated_asks_the_configured_model(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mode an ask searches with loads the configured model (here a loopback server); the
+    tiny set's questions are in the documents' language, so none is translated."""
+    dataset = _tiny_beir(tmp_path / "tiny")
+    with LoopbackChatServer("unused") as server:
+        monkeypatch.setenv("OPEN_NOTEBOOK_LLM_PROVIDER", "openai")
+        monkeypatch.setenv("OPEN_NOTEBOOK_LLM_MODEL", "loop")
+        monkeypatch.setenv("OPEN_NOTEBOOK_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPEN_NOTEBOOK_LLM_CONTEXT_WINDOW", "2048")
+        result = cli("eval", "--dataset", str(dataset), "--mode", "hybrid-translated", "--json")
+    assert result.exit_code == 0, result.output
+    metrics = json_of(result)
+    assert metrics["mode"] == "hybrid-translated"
+    assert metrics["translated"] == 0.0
+    assert metrics["mrr@10"] == pytest.approx(1.0)
+    assert server.requests == []

@@ -9,8 +9,10 @@ import pytest
 
 from open_notebook.config import Settings
 from open_notebook.embeddings import FakeEmbedder
-from open_notebook.errors import NotFoundError
+from open_notebook.errors import InvalidInputError, NotFoundError
 from open_notebook.eval import evaluate, evaluate_modes, load_dataset
+from open_notebook.llm import create_language_model, question_translator
+from open_notebook.llm.testing import LoopbackChatServer
 
 DOCS = {
     "d1": ("Wings", "lift of a swept wing in a propeller slipstream"),
@@ -63,3 +65,73 @@ async def test_evaluate_one_mode_and_missing_files(tmp_path: Path, settings: Set
     assert load_dataset(dataset).documents[0].full_text.startswith("Wings\n\nlift")
     with pytest.raises(NotFoundError, match="corpus.jsonl"):
         await evaluate(tmp_path / "nowhere", "text", settings=settings, embedder=FakeEmbedder(64))
+
+
+SPANISH_DOCS = {
+    "w1": ("Wings", "The lift of a swept wing falls as the sweep angle grows."),
+    "w2": ("Shocks", "A shock wave thickens the boundary layer where it meets the wall."),
+    "w3": ("Heat", "The heat reaching a blunt body grows with the speed of the flow."),
+}
+SPANISH_QUERIES = {
+    "q1": "¿Cómo cambia la sustentación de un ala cuando crece el ángulo de flecha?",
+    "q2": "shock wave boundary layer",
+}
+SPANISH_QRELS = [("q1", "w1", 1), ("q2", "w2", 1)]
+
+
+def write_spanish_questions(root: Path) -> Path:
+    """English documents, one question in Spanish and one in English."""
+    (root / "qrels").mkdir(parents=True)
+    with (root / "corpus.jsonl").open("w") as out:
+        for doc_id, (title, text) in SPANISH_DOCS.items():
+            out.write(json.dumps({"_id": doc_id, "title": title, "text": text}) + "\n")
+    with (root / "queries.jsonl").open("w") as out:
+        for query_id, text in SPANISH_QUERIES.items():
+            out.write(json.dumps({"_id": query_id, "text": text}) + "\n")
+    lines = ["query-id\tcorpus-id\tscore"] + [f"{q}\t{d}\t{s}" for q, d, s in SPANISH_QRELS]
+    (root / "qrels" / "test.tsv").write_text("\n".join(lines) + "\n")
+    return root
+
+
+async def test_hybrid_translated_searches_a_question_in_another_language_as_an_ask_does(
+    tmp_path: Path, settings: Settings
+) -> None:
+    """The Spanish question shares no word with the English documents; the model's translation
+    (a real client against a loopback server that replies with it) finds its document. The
+    English question is not translated: the model is asked once."""
+    dataset = write_spanish_questions(tmp_path / "spanish")
+    with LoopbackChatServer("How does the lift of a swept wing change with its angle?") as server:
+        model = create_language_model(
+            settings.model_copy(
+                update={
+                    "llm_provider": "openai",
+                    "llm_model": "loop",
+                    "llm_base_url": server.base_url,
+                    "llm_context_window": 2048,
+                }
+            )
+        )
+        translated, plain = await evaluate_modes(
+            dataset,
+            ["hybrid-translated", "hybrid"],
+            settings=settings,
+            embedder=FakeEmbedder(64),
+            translate=question_translator(model),
+        )
+        assert len(server.requests) == 1
+
+    assert translated["mode"] == "hybrid-translated"
+    assert translated["translated"] == pytest.approx(0.5)
+    assert translated["mrr@10"] == pytest.approx(1.0)
+    # As asked, the Spanish question's document is not first: its words match none.
+    assert plain["mrr@10"] < 0.9
+
+
+async def test_hybrid_translated_needs_a_model_to_translate_with(
+    tmp_path: Path, settings: Settings
+) -> None:
+    dataset = write_spanish_questions(tmp_path / "spanish")
+    with pytest.raises(InvalidInputError, match="language model"):
+        await evaluate_modes(
+            dataset, ["hybrid-translated"], settings=settings, embedder=FakeEmbedder(64)
+        )

@@ -4,10 +4,7 @@ passages that match the question.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import replace
-from typing import Final
 
 from open_notebook.config import Settings
 from open_notebook.context import (
@@ -20,14 +17,11 @@ from open_notebook.context import (
 )
 from open_notebook.embeddings import Embedder
 from open_notebook.graphs import ContextBuild, ContextFactory
-from open_notebook.llm import LanguageModel, translate_question
-from open_notebook.search import SearchResult, SearchService
+from open_notebook.llm import LanguageModel, question_translator, translate_question
+from open_notebook.search import SearchResult, SearchService, other_language
 from open_notebook.store import Store
 from open_notebook.text import LanguageDetector
 from open_notebook.tokens import TokenCounter
-
-# The first hits (or passages) whose language is the notebook's, as the question meets it.
-LANGUAGE_HITS: Final = 5
 
 
 def source_context_factory(
@@ -73,7 +67,7 @@ def source_context_factory(
             wording.append(question)
             payload = await build_for(question, budget)
             texts = [one.text for one in payload.passages]
-            target = None if llm is None else _other_language(texts, question, languages)
+            target = None if llm is None else other_language(texts, question, languages)
             if llm is None or target is None:
                 return payload
             titles = [one.record.title for one in payload.passages]
@@ -128,32 +122,20 @@ def notebook_context_factory(
     if searcher is None:
         searcher = SearchService(store, embedder, settings)
     found = searcher
-    languages = LanguageDetector()
+    translate = None if llm is None else question_translator(llm)
 
     def for_notebook(notebook_id: str, question: str) -> ContextBuild:
         # A turn may build at two budgets (a model whose budget is in words); it searches once.
         searched: list[tuple[str, SearchResult]] = []
 
         async def search(request: ContextRequest) -> tuple[str, SearchResult]:
-            text = request.query or question
-            asked = await found.search_with_vector(
-                text, notebook_id=notebook_id, mode=request.mode, limit=request.limit
+            return await found.search_as_asked(
+                request.query or question,
+                notebook_id=notebook_id,
+                mode=request.mode,
+                limit=request.limit,
+                translate=translate,
             )
-            if llm is None:
-                return text, asked
-            target = _other_language([hit.text for hit in asked.hits], text, languages)
-            if target is None:
-                return text, asked
-            titles = list(dict.fromkeys(hit.parent_title for hit in asked.hits))
-            translation = await translate_question(
-                llm, text, language=target, titles=titles, languages=languages
-            )
-            if translation is None:
-                return text, asked
-            merged = await found.search_translated(
-                asked, translation, notebook_id=notebook_id, limit=request.limit
-            )
-            return translation, merged
 
         async def build(budget: int) -> ContextPayload:
             request = ContextRequest(
@@ -176,17 +158,3 @@ def notebook_context_factory(
         return build
 
     return for_notebook
-
-
-def _other_language(texts: Sequence[str], question: str, languages: LanguageDetector) -> str | None:
-    """The language most of the first ``texts`` (a search's hits, a build's passages) are
-    written in, when the question is in another one (both known); ``None`` otherwise."""
-    asked = languages.detect(question)
-    found = Counter(languages.detect(text) for text in texts[:LANGUAGE_HITS])
-    found.pop("", None)
-    if not asked or not found:
-        return None
-    language, count = found.most_common(1)[0]
-    if language == asked or 2 * count <= min(LANGUAGE_HITS, len(texts)):
-        return None
-    return language

@@ -27,6 +27,7 @@ from open_notebook.cli._runtime import CliState, guard, wants_json
 from open_notebook.embeddings import create_embedder
 from open_notebook.errors import InvalidInputError
 from open_notebook.eval import evaluate_modes
+from open_notebook.llm import create_language_model, question_translator
 
 _METRICS = ("ndcg@10", "recall@100", "mrr@10", "latency_ms_p50", "latency_ms_p95")
 _METRIC_HEADERS = ("nDCG@10", "R@100", "MRR@10", "p50 ms", "p95 ms")
@@ -38,6 +39,7 @@ class EvalMode(StrEnum):
     HYBRID_RRF = "hybrid-rrf"
     HYBRID_CONVEX = "hybrid-convex"
     HYBRID = "hybrid"
+    HYBRID_TRANSLATED = "hybrid-translated"
     ALL = "all"
 
 
@@ -57,7 +59,9 @@ def evaluate(
             "--mode",
             "-m",
             help="bm25, vector, hybrid (as configured), hybrid-rrf (equal-weight RRF), "
-            "hybrid-convex (weighted scores, no feedback), or all of them.",
+            "hybrid-convex (weighted scores, no feedback), or all of them; hybrid-translated: "
+            "as an ask searches, a question in another language than the notebook's also "
+            "searched as the configured language model translates it (not in all).",
         ),
     ] = EvalMode.HYBRID,
     max_queries: Annotated[
@@ -95,7 +99,7 @@ def evaluate(
         _evaluate_contexts(state, dataset, budgets, distractors or [], max_queries)
         return
     modes = (
-        [m.value for m in EvalMode if m is not EvalMode.ALL]
+        [m.value for m in EvalMode if m not in (EvalMode.ALL, EvalMode.HYBRID_TRANSLATED)]
         if mode is EvalMode.ALL
         else [mode.value]
     )
@@ -165,6 +169,10 @@ async def _evaluate(
 ) -> list[dict[str, Any]]:
     _check_dataset(dataset)
     embedder = create_embedder(state.settings)
+    # Only the mode that searches as an ask does loads the language model.
+    llm = (
+        create_language_model(state.settings) if EvalMode.HYBRID_TRANSLATED.value in modes else None
+    )
     with _progress(state) as update:
         await asyncio.to_thread(embedder.warm_up)
         results: list[dict[str, Any]] = await evaluate_modes(
@@ -174,6 +182,7 @@ async def _evaluate(
             embedder=embedder,
             progress=update,
             max_queries=max_queries,
+            translate=None if llm is None else question_translator(llm),
         )
     return results
 

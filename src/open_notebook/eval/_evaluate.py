@@ -8,7 +8,10 @@ become document rankings (a document ranks where its best chunk ranks), and the 
 Modes: ``bm25`` (text), ``vector``, ``hybrid`` (as configured), and two fixed hybrids to compare
 with it in the same run: ``hybrid-rrf`` (equal-weight reciprocal-rank fusion, the former default)
 and ``hybrid-convex`` (weighted normalized scores without feedback). A hybrid mode's result has a
-``fusion`` summary of the weights its queries used.
+``fusion`` summary of the weights its queries used. ``hybrid-translated`` is the search an ask
+makes (:meth:`SearchService.search_as_asked`): a question whose first hits are in another
+language is also searched as the caller's ``translate`` (a language model) puts it into theirs;
+its result says the share of questions ``translated``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import asyncio
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +33,7 @@ from open_notebook.errors import InvalidInputError
 from open_notebook.eval._beir import Dataset, Document, load_dataset
 from open_notebook.eval._languages import dataset_languages
 from open_notebook.ingest import Ingestor
-from open_notebook.search import FusionMethod, SearchHit, SearchMode, SearchService
+from open_notebook.search import FusionMethod, SearchHit, SearchMode, SearchService, Translate
 from open_notebook.store import Store, open_store
 
 Progress = Callable[[str, int, int], None]
@@ -49,7 +53,10 @@ _MODES: dict[str, tuple[SearchMode, dict[str, object]]] = {
         SearchMode.HYBRID,
         {"search_fusion": FusionMethod.CONVEX.value, "search_feedback": False},
     ),
+    "hybrid-translated": (SearchMode.HYBRID, {}),
 }
+# Modes that search as an ask does, with a language model's translation.
+TRANSLATED_MODES = frozenset({"hybrid-translated"})
 EVAL_MODES = ("bm25", "vector", "hybrid-rrf", "hybrid-convex", "hybrid")
 
 
@@ -61,6 +68,7 @@ async def evaluate(
     embedder: Embedder,
     progress: Progress | None = None,
     max_queries: int | None = None,
+    translate: Translate | None = None,
 ) -> dict[str, Any]:
     """Ingest ``dataset_dir`` into a temporary database and measure ``mode`` on its queries.
 
@@ -76,6 +84,7 @@ async def evaluate(
         embedder=embedder,
         progress=progress,
         max_queries=max_queries,
+        translate=translate,
     )
     return results[0]
 
@@ -88,13 +97,19 @@ async def evaluate_modes(
     embedder: Embedder,
     progress: Progress | None = None,
     max_queries: int | None = None,
+    translate: Translate | None = None,
 ) -> list[dict[str, Any]]:
     """Like :func:`evaluate` for several modes over one ingest of the corpus.
 
     Raises:
-        InvalidInputError: an unknown mode.
+        InvalidInputError: an unknown mode, or ``hybrid-translated`` without ``translate``.
     """
     names = [_mode_name(mode) for mode in modes]
+    if translate is None and TRANSLATED_MODES.intersection(names):
+        raise InvalidInputError(
+            "eval mode hybrid-translated needs a language model to translate with",
+            field="mode",
+        )
     dataset = load_dataset(Path(dataset_dir))
     # BEIR convention: one passage per document as far as the model reads, so chunks are as large
     # as the embedder allows (MiniLM: 256 word pieces; the app default is 200).
@@ -118,10 +133,15 @@ async def evaluate_modes(
         for name in names:
             mode, overrides = _MODES[name]
             service = SearchService(store, embedder, temporary.model_copy(update=overrides))
-            run, latencies, hits = await _run_queries(
-                service, notebook, mode, queries, sources, progress
+            asked = _Asking(
+                service, notebook, mode, translate if name in TRANSLATED_MODES else None
             )
-            fusion = {"fusion": fusion_summary(hits)} if mode is SearchMode.HYBRID else {}
+            run, latencies, hits, translated = await _run_queries(asked, queries, sources, progress)
+            fusion: dict[str, Any] = (
+                {"fusion": fusion_summary(hits)} if mode is SearchMode.HYBRID else {}
+            )
+            if name in TRANSLATED_MODES:
+                fusion["translated"] = round(translated / max(1, len(queries)), 4)
             results.append(
                 {
                     **_metrics(dataset, run, [query_id for query_id, _ in queries]),
@@ -200,27 +220,53 @@ async def _ingest(
     return notebook, sources
 
 
+@dataclass(frozen=True, slots=True)
+class _Asking:
+    """How a mode's queries are searched: ``translate`` set, as an ask searches them."""
+
+    service: SearchService
+    notebook: str
+    mode: SearchMode
+    translate: Translate | None
+
+    async def search(self, text: str) -> tuple[list[SearchHit], bool]:
+        """The hits of ``text``, and whether a translation of it was searched too."""
+        if self.translate is None:
+            hits = await self.service.search(
+                text, notebook_id=self.notebook, mode=self.mode, limit=CHUNK_LIMIT
+            )
+            return hits, False
+        wording, found = await self.service.search_as_asked(
+            text,
+            notebook_id=self.notebook,
+            mode=self.mode,
+            limit=CHUNK_LIMIT,
+            translate=self.translate,
+        )
+        return found.hits, wording != text
+
+
 async def _run_queries(
-    service: SearchService,
-    notebook: str,
-    mode: SearchMode,
+    asking: _Asking,
     queries: Sequence[tuple[str, str]],
     sources: dict[str, list[str]],
     progress: Progress | None,
-) -> tuple[list[ScoredDoc], list[float], list[SearchHit | None]]:
+) -> tuple[list[ScoredDoc], list[float], list[SearchHit | None], int]:
     run: list[ScoredDoc] = []
     latencies: list[float] = []
     first_hits: list[SearchHit | None] = []
+    translated = 0
     for number, (query_id, text) in enumerate(queries, start=1):
         # Sequential on purpose: each query's latency is measured alone.
         started = time.perf_counter()
-        hits = await service.search(text, notebook_id=notebook, mode=mode, limit=CHUNK_LIMIT)
+        hits, was_translated = await asking.search(text)
         latencies.append((time.perf_counter() - started) * 1000)
+        translated += was_translated
         run.extend(_documents_ranked(query_id, hits, sources))
         first_hits.append(hits[0] if hits else None)
         if progress is not None:
             progress("search", number, len(queries))
-    return run, latencies, first_hits
+    return run, latencies, first_hits, translated
 
 
 def _documents_ranked(

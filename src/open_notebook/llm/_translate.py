@@ -23,6 +23,7 @@ from typing import Final
 
 from open_notebook.errors import ModelError
 from open_notebook.llm._types import ChatMessage, LanguageModel, Role
+from open_notebook.search import Translate
 from open_notebook.text import LanguageDetector
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,20 @@ async def translate_question(
         log.warning("the question could not be translated to search with: %s", exc)
         return None
     return accepted_translation(reply, question, language, languages)
+
+
+def question_translator(llm: LanguageModel, languages: LanguageDetector | None = None) -> Translate:
+    """What search puts a question into a notebook's language with
+    (:meth:`open_notebook.search.SearchService.search_as_asked`): ``llm``, asked as
+    :func:`translate_question` asks it."""
+    detector = languages or LanguageDetector()
+
+    async def translate(question: str, language: str, titles: Sequence[str]) -> str | None:
+        return await translate_question(
+            llm, question, language=language, titles=titles, languages=detector
+        )
+
+    return translate
 
 
 def accepted_translation(

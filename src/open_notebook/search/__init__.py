@@ -10,6 +10,7 @@ re-exported here for the callers that import them from search.
 """
 
 from open_notebook.config import FusionMethod
+from open_notebook.search._asked import Translate, other_language
 from open_notebook.search._fusion import DEFAULT_RRF_K, convex_fuse, rrf_fuse
 from open_notebook.search._hits import ParentGroup, group_by_parent
 from open_notebook.search._service import MAX_LIMIT, QueryEmbedder, SearchService
@@ -36,9 +37,11 @@ __all__ = [
     "SearchResult",
     "SearchMode",
     "SearchService",
+    "Translate",
     "WordTerms",
     "convex_fuse",
     "group_by_parent",
+    "other_language",
     "query_terms",
     "rrf_fuse",
     "words",

@@ -14,6 +14,7 @@ from open_notebook.config import Settings
 from open_notebook.embeddings import readable_scripts, reads_language
 from open_notebook.errors import InvalidInputError
 from open_notebook.ids import normalize_id
+from open_notebook.search._asked import Translate, other_language
 from open_notebook.search._fusion import DEFAULT_RRF_K
 from open_notebook.search._highlight import snippets, term_pattern
 from open_notebook.search._hits import RankedId, hits_from
@@ -175,6 +176,36 @@ class SearchService:
         found = await self.search_with_vector(translation, notebook_id=notebook_id, limit=limit)
         hits = merge_readings(found.hits, [asked.hits], limit)
         return SearchResult(hits, found.question_vector, found.part_vectors)
+
+    async def search_as_asked(
+        self,
+        question: str,
+        *,
+        notebook_id: str | None = None,
+        mode: SearchMode | str = SearchMode.HYBRID,
+        limit: int = 10,
+        translate: Translate | None = None,
+    ) -> tuple[str, SearchResult]:
+        """The search an ask makes (:mod:`open_notebook.search._asked`): ``question`` searched as
+        asked and, with ``translate``, also in the language its first hits are written in when
+        that is another one. Returns the wording the hits were found for (the translation when
+        one was searched: the builder weighs sentences by its terms) and the hits."""
+        asked = await self.search_with_vector(
+            question, notebook_id=notebook_id, mode=mode, limit=limit
+        )
+        if translate is None:
+            return question, asked
+        target = other_language([hit.text for hit in asked.hits], question, self._languages)
+        if target is None:
+            return question, asked
+        titles = list(dict.fromkeys(hit.parent_title for hit in asked.hits))
+        translation = await translate(question, target, titles)
+        if translation is None:
+            return question, asked
+        merged = await self.search_translated(
+            asked, translation, notebook_id=notebook_id, limit=limit
+        )
+        return translation, merged
 
     def _part(self, text: str, request: _Request) -> PreparedQuery:
         return prepare_query(
