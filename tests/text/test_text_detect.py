@@ -141,3 +141,22 @@ def test_a_language_is_named_in_english_and_an_unknown_code_gets_no_name() -> No
     }
     # CLD2's table also lists scripts and "unknown": none of them is a language to write in.
     assert [detector.name(code) for code in ("", "un", "xx", "zz")] == ["", "", "", ""]
+
+
+def test_the_marks_only_spanish_writes_count_as_spanish(detector: LanguageDetector) -> None:
+    """Two questions of squad-es-on-en the 1.5B answered in another language: CLD2 reads the
+    first as English (its words are names), and the second's "T (n)" reads as French elisions
+    ("t'", "n'") that outweigh its Spanish words."""
+    assert detector.detect("¿Dónde se encontraba Victoria en Australia?") == "es"
+    math = (
+        "Suponiendo que T representa un polinomio en T (n), ¿cuál es el término dado al "
+        "algoritmo correspondiente?"
+    )
+    assert detector.detect(math) == "es"
+    assert detect_module.stop_word_scores("¿Qué? ¡No!")["es"] >= 2.0
+    # One Spanish exclamation quoted in an English paragraph does not make it Spanish.
+    quoted = (
+        "The crowd in the square shouted ¡Viva! when the king rode past, and the sound of it was "
+        "heard across the whole of the old town for most of the afternoon."
+    )
+    assert detector.detect(quoted) == "en"

@@ -54,6 +54,10 @@ _STOP_OWNERS: Final = {
     word: tuple(code for code, words in _LATIN_STOPS.items() if word in words)
     for word in frozenset().union(*_LATIN_STOPS.values())
 }
+# The opening marks of a question or an exclamation that only Spanish writes ("¿Dónde…?"): each
+# counts as one Spanish function word. A question's other words may be names and symbols ("¿Dónde
+# se encontraba Victoria en Australia?" read as English; "T (n)" as French elisions).
+SPANISH_MARKS: Final = "¿¡"
 _WORD_SPLIT: Final = str.maketrans(dict.fromkeys("¿?¡!.,;:()[]{}\"'«»“”’-", " "))
 
 Detect = Callable[..., Any]
@@ -155,8 +159,12 @@ def stop_word_vote(text: str, *, margin: float = 1.0, least: float = 0.5) -> str
 
 
 def stop_word_scores(text: str) -> dict[str, float]:
-    """Each Latin-script language's stop-word score in ``text`` (see :func:`stop_word_vote`)."""
+    """Each Latin-script language's stop-word score in ``text`` (see :func:`stop_word_vote`),
+    Spanish's with its opening marks (:data:`SPANISH_MARKS`)."""
     scores: dict[str, float] = {}
+    marks = sum(text.count(one) for one in SPANISH_MARKS)
+    if marks:
+        scores["es"] = float(marks)
     for token in text.lower().translate(_WORD_SPLIT).split():
         owners = _STOP_OWNERS.get(token)
         if owners:
