@@ -13,7 +13,14 @@ from open_notebook.embeddings import PairedEmbedder, Vectors
 from open_notebook.llm._coverage import check_coverage
 from open_notebook.llm._passages import NumberedPassage
 from open_notebook.llm._scale_sentences import TRANSLATED_QUESTIONS
-from open_notebook.llm._support import SUPPORT_BAR, SupportScorer, _Scale, number_readings
+from open_notebook.llm._support import (
+    CLAUSE_WORDS,
+    SUPPORT_BAR,
+    SupportScorer,
+    _Scale,
+    clauses_of,
+    number_readings,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -145,3 +152,38 @@ def scorer_embedder(scorer: SupportScorer) -> PairedEmbedder:
     embedder = scorer._embedder
     assert isinstance(embedder, PairedEmbedder)
     return embedder
+
+
+PROVINCES = (
+    "Toutes les provinces et territoires ont leurs propres emblèmes. Les provinces sont, à "
+    "l'intérieur de leurs limites, responsables de la plupart des programmes sociaux du Canada "
+    "tels que l'administration de la santé, l'éducation, et « généralement toutes les matières "
+    "d'une nature purement locale ou privée dans la province »."
+)
+
+
+def test_a_question_answered_by_one_clause_of_a_long_sentence_is_covered(
+    scorer: SupportScorer,
+) -> None:
+    """piaf's question, refused at 0.34 when the evidence sentence was read whole: the rest of
+    the sentence (a list, a quotation) drowns the clause that answers."""
+    covered = check_coverage("Qui gèrent les programmes sociaux ?", _passages(PROVINCES), scorer)
+    assert covered.covered, covered.score
+    off = check_coverage("Quelle est la recette de la tarte Tatin ?", _passages(PROVINCES), scorer)
+    assert not off.covered, off.score
+
+
+def test_a_long_sentence_splits_into_clauses_of_a_few_words() -> None:
+    found = clauses_of(PROVINCES.split(". ", 1)[1])
+    assert found[1].startswith("responsables de la plupart des programmes sociaux")
+    assert all(len(one.split()) >= CLAUSE_WORDS for one in found)
+    assert clauses_of("A sentence of one clause only.") == []
+    # A fragment too short to read alone joins the next one, a last one the one before.
+    assert clauses_of(
+        "In 911, after years of raids along the Seine, the Frankish king granted them land; "
+        "they became dukes."
+    ) == [
+        "In 911 after years of raids along the Seine",
+        "the Frankish king granted them land they became dukes.",
+    ]
+    assert clauses_of("Yes, the Normans, who came from the north, settled in France.") == []

@@ -76,6 +76,26 @@ _NUMBER: Final = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)*")
 _MARK: Final = re.compile(r"[.,]")
 
 
+_CLAUSE_BREAK: Final = re.compile(r"\s*[,;:()«»“”\"—–]\s*")
+CLAUSE_WORDS: Final = 4
+
+
+def clauses_of(sentence: str) -> list[str]:
+    """The clauses of ``sentence`` (split at its commas, colons, brackets and quotes, short
+    fragments joined to the next), when it has more than one."""
+    parts = [one for one in _CLAUSE_BREAK.split(sentence) if one.strip()]
+    found: list[str] = []
+    pending = ""
+    for part in parts:
+        pending = f"{pending} {part}".strip()
+        if len(pending.split()) >= CLAUSE_WORDS:
+            found.append(pending)
+            pending = ""
+    if pending and found:
+        found[-1] = f"{found[-1]} {pending}"
+    return found if len(found) > 1 else []
+
+
 def _canonical(whole: str, fraction: str = "") -> str:
     whole = whole.lstrip("0") or "0"
     fraction = fraction.rstrip("0")
@@ -251,7 +271,9 @@ class SupportScorer:
         # Each text's language, read once for the three uses below.
         text_languages = [self._languages.detect(one) for one in texts]
         passage_languages = [self._languages.detect(one) for one in passages]
-        semantic = self._semantic(texts, passages, text_languages, passage_languages)
+        semantic = self._semantic(
+            texts, passages, text_languages, passage_languages, clauses=questions
+        )
         weight = np.array(
             [[self._readable(text) * self._readable(one) for one in passages] for text in texts],
             dtype=np.float64,
@@ -292,6 +314,8 @@ class SupportScorer:
         passages: Sequence[str],
         text_languages: Sequence[str],
         passage_languages: Sequence[str],
+        *,
+        clauses: bool = False,
     ) -> np.ndarray:
         shape = (len(texts), len(passages))
         if self._embedder is None or not texts or not passages:
@@ -300,8 +324,10 @@ class SupportScorer:
         owner: list[int] = []
         for column, passage in enumerate(passages):
             for start, end in sentences(passage):
-                pieces.append(passage[start:end])
-                owner.append(column)
+                sentence = passage[start:end]
+                found = [sentence, *(clauses_of(sentence) if clauses else ())]
+                pieces.extend(found)
+                owner.extend([column] * len(found))
         try:
             halves = self._model_halves(self._embedder)
             vectors = self._embedder.embed_documents([*texts, *pieces])
