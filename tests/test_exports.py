@@ -364,6 +364,7 @@ EXPORTS: dict[str, list[str]] = {
         "question_parts",
         "readable_share",
         "script_letters",
+        "spelled_numbers",
         "stop_word_vote",
         "stop_words",
         "term_sequences",

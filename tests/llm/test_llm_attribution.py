@@ -28,6 +28,7 @@ from open_notebook.llm._support import (
     ANSWER_QUESTIONS,
     NULL_SENTENCES,
     SUPPORT_BAR,
+    number_readings,
 )
 
 pytestmark = pytest.mark.slow
@@ -306,3 +307,34 @@ def test_use_covers_a_question_with_its_answer_passage_and_not_an_unrelated_one(
         ("¿Quién ganó la guerra de los Cien Años?", SPANISH),
     ):
         assert check_coverage(question, passages, scorer).coverage is Coverage.LOW, question
+
+
+def test_a_passage_holds_the_small_numbers_it_spells_out(scorer: SupportScorer) -> None:
+    """An answer writes digits where its passage spells the number (squad-es: "5 millones" of
+    "cinco millones" was unsupported); a word is never a number the answer must find."""
+    passage = NumberedPassage(
+        number=1,
+        handle="source:m#c0",
+        record_id="source:m",
+        record_type="source",
+        title="m",
+        chunk_id="chunk:m",
+        char_start=0,
+        char_end=70,
+        text="La región es el hogar de dos áreas metropolitanas que superan los cinco millones "
+        "de habitantes.",
+    )
+    right, wrong = attribute(
+        "Dos áreas metropolitanas superan los 5 millones de habitantes. "
+        "Dos áreas metropolitanas superan los 6 millones de habitantes.",
+        CitationIndex(visible=[passage]),
+        scorer,
+    )
+    assert right.status is SupportStatus.SUPPORTED
+    assert wrong.status is SupportStatus.UNSUPPORTED
+    assert numbers_in("Five loaves, dix-sept pains, cinco panes and one oven.") == {
+        "5",
+        "17",
+        "1",
+    }
+    assert number_readings("One of the largest loaves") == ()

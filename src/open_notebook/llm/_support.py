@@ -27,7 +27,8 @@ refused (bench/coverage.py). An embedder of two models side by side
 by the models trained on its language (as search reads a question), each model on its own scale.
 
 A number of the text (``1,066``, ``3.5``, ``10th``) that the passage does not hold makes the
-passage's support 0: numbers must match exactly, as numbers.
+passage's support 0: numbers must match exactly, as numbers (a passage holds the small ones it
+spells out too: "cinco millones" holds the 5 of "5 millones").
 
 A text is supported when some passage's support reaches one half: more than the two opinions
 can give a text that merely shares the passage's topic. The same bar decides whether a context
@@ -60,6 +61,7 @@ from open_notebook.text import (
     asked_word,
     readable_share,
     script_letters,
+    spelled_numbers,
 )
 
 log = logging.getLogger(__name__)
@@ -132,8 +134,9 @@ def number_readings(text: str) -> tuple[frozenset[str], ...]:
 
 def numbers_in(text: str) -> frozenset[str]:
     """Every value the numbers written in ``text`` may mean, normalized (``1,066``,
-    ``1.066`` and ``1066`` all hold 1066)."""
-    return frozenset().union(*number_readings(text))
+    ``1.066`` and ``1066`` all hold 1066), and the small ones it spells out (``five`` holds 5,
+    :func:`open_notebook.text.spelled_numbers`): what a passage holds."""
+    return frozenset().union(*number_readings(text), spelled_numbers(text))
 
 
 def holds_numbers(needed: Sequence[frozenset[str]], held: frozenset[str]) -> bool:

@@ -19,6 +19,7 @@ from open_notebook.text._analyze import (
 from open_notebook.text._asked import asked_word
 from open_notebook.text._detect import LanguageDetector, load_cld2, stop_word_vote
 from open_notebook.text._languages import STEMMERS, UNKNOWN, normalized, stop_words
+from open_notebook.text._numbers import spelled_numbers
 from open_notebook.text._polarity import polarity_words
 from open_notebook.text._questions import question_parts
 from open_notebook.text._scripts import (
@@ -58,6 +59,7 @@ __all__ = [
     "question_parts",
     "readable_share",
     "script_letters",
+    "spelled_numbers",
     "stop_word_vote",
     "stop_words",
     "term_sequences",
