@@ -247,3 +247,32 @@ def test_eval_hybrid_translated_asks_the_configured_model(
     assert metrics["translated"] == 0.0
     assert metrics["mrr@10"] == pytest.approx(1.0)
     assert server.requests == []
+
+
+def test_eval_context_translate_builds_for_the_models_translation(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Spanish question about English documents: with --translate the builder gets the
+    translation's hits and wording; the English question is not translated."""
+    dataset = _tiny_squad(tmp_path / "squad")
+    rows = (dataset / "queries.jsonl").read_text().splitlines()
+    spanish = {**json.loads(rows[0]), "text": "¿Cuál es el ángulo de pérdida del ala delgada?"}
+    (dataset / "queries.jsonl").write_text("\n".join([json.dumps(spanish), rows[1]]))
+    with LoopbackChatServer("What is the stall angle of the thin wing?") as server:
+        monkeypatch.setenv("OPEN_NOTEBOOK_LLM_PROVIDER", "openai")
+        monkeypatch.setenv("OPEN_NOTEBOOK_LLM_MODEL", "loop")
+        monkeypatch.setenv("OPEN_NOTEBOOK_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPEN_NOTEBOOK_LLM_CONTEXT_WINDOW", "2048")
+        args = ["eval", "--context", "--dataset", str(dataset), "--budgets", "60", "--json"]
+        translated = cli(*args, "--translate")
+        assert len(server.requests) == 1
+        plain = cli(*args)
+        assert len(server.requests) == 1
+    assert translated.exit_code == 0, translated.output
+    report = json_of(translated)
+    assert report["translated"] == 0.5
+    assert report["budgets"][0]["builder"]["evidence_in"] == 1.0
+    assert "translated" not in json_of(plain)
+    alone = cli("eval", "--dataset", str(dataset), "--translate")
+    assert alone.exit_code == 2
+    assert "--context" in alone.stderr

@@ -13,6 +13,7 @@ from open_notebook.cli._runtime import CliState
 from open_notebook.embeddings import create_embedder
 from open_notebook.errors import InvalidInputError
 from open_notebook.eval import evaluate_context
+from open_notebook.llm import create_language_model, question_translator
 from open_notebook.text import describe_shares
 
 _MEASURES = ("evidence_in", "answer_in", "doc_recall", "budget_use", "build_ms_p50")
@@ -49,11 +50,14 @@ async def run_context_eval(
     distractors: Sequence[Path],
     max_queries: int | None,
     progress: Any,
+    translate: bool = False,
 ) -> dict[str, Any]:
     """Ingest and measure; the report of :func:`open_notebook.eval.evaluate_context`."""
     for folder in distractors:
         _check_folder(folder, "--distractors")
     embedder = create_embedder(state.settings)
+    # The configured model translates only when asked to search as an ask does.
+    llm = create_language_model(state.settings) if translate else None
     await asyncio.to_thread(embedder.warm_up)
     report: dict[str, Any] = await evaluate_context(
         dataset,
@@ -63,6 +67,7 @@ async def run_context_eval(
         distractors=distractors,
         progress=progress,
         max_queries=max_queries,
+        translate=None if llm is None else question_translator(llm),
     )
     return report
 
@@ -87,7 +92,13 @@ def report_summary(report: dict[str, Any]) -> str:
         f"{report['dataset']} (distractors: {distractors}): {report['documents']} documents, "
         f"{report['chunks']} chunks, {report['queries']} queries "
         f"({report['with_evidence']} with evidence, {report['with_answers']} with answers); "
-        f"hybrid search of {report['hit_limit']} hits p50 {report['search_ms_p50']} ms; "
+        f"hybrid search of {report['hit_limit']} hits p50 {report['search_ms_p50']} ms"
+        + (
+            f" ({report['translated']:.0%} of queries also as translated)"
+            if "translated" in report
+            else ""
+        )
+        + "; "
         f"tokenizer {report['tokenizer']}; ingest {report['ingest_s']:.1f}s"
     )
 

@@ -90,13 +90,30 @@ def evaluate(
             "(repeatable).",
         ),
     ] = None,
+    translate: Annotated[
+        bool,
+        typer.Option(
+            "--translate",
+            help="With --context: search and build as an ask does, a question in another "
+            "language than the notebook's also searched as the configured language model "
+            "translates it (the builder gets the translation).",
+        ),
+    ] = False,
     json_flag: JsonFlag = False,
 ) -> None:
     """Measure nDCG@10, Recall@100 and MRR@10 in a temporary in-memory database (with
     --context: what budgeted contexts hold)."""
     state = wants_json(ctx, json_flag)
+    if translate and not context:
+        guard(
+            state,
+            lambda: _refuse(
+                "--translate goes with --context; a search as an ask makes it is "
+                "--mode hybrid-translated"
+            ),
+        )
     if context:
-        _evaluate_contexts(state, dataset, budgets, distractors or [], max_queries)
+        _evaluate_contexts(state, dataset, budgets, distractors or [], max_queries, translate)
         return
     modes = (
         [m.value for m in EvalMode if m not in (EvalMode.ALL, EvalMode.HYBRID_TRANSLATED)]
@@ -133,6 +150,7 @@ def _evaluate_contexts(
     budgets: str,
     distractors: list[Path],
     max_queries: int | None,
+    translate: bool,
 ) -> None:
     async def run() -> dict[str, Any]:
         _check_dataset(dataset)
@@ -144,6 +162,7 @@ def _evaluate_contexts(
                 distractors=distractors,
                 max_queries=max_queries,
                 progress=update,
+                translate=translate,
             )
 
     report = guard(state, lambda: asyncio.run(run()))
@@ -153,6 +172,10 @@ def _evaluate_contexts(
     state.out.print(report_table(report))
     state.out.print(report_summary(report), highlight=False)
     state.out.print(languages_line(report.get("languages")), highlight=False)
+
+
+def _refuse(message: str) -> None:
+    raise InvalidInputError(message, field="translate")
 
 
 def _check_dataset(dataset: Path) -> None:

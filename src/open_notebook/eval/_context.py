@@ -18,6 +18,11 @@ Per budget and method:
 * ``build_ms_p50`` / ``build_ms_p95``: the build alone (the search is timed apart).
 
 A measure is ``None`` when no query has the field it needs.
+
+With ``translate`` (a language model's, :data:`open_notebook.search.Translate`) a query is
+searched as an ask searches it (:meth:`SearchService.search_as_asked`): one whose first hits are
+in another language is also searched as translated, and both methods get the translation's hits
+and the builder the translation as its query; the report says the share ``translated``.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from open_notebook.embeddings import Embedder
 from open_notebook.eval._beir import Dataset, Document, load_corpus, load_dataset
 from open_notebook.eval._languages import dataset_languages
 from open_notebook.ingest import Extracted, Ingestor, SourceFormat
-from open_notebook.search import SearchHit, SearchMode, SearchService
+from open_notebook.search import SearchHit, SearchMode, SearchResult, SearchService, Translate
 from open_notebook.store import Store, open_store
 from open_notebook.tokens import BpeTokenCounter, TokenCounter
 
@@ -140,6 +145,7 @@ async def evaluate_context(
     distractors: Sequence[Path] = (),
     progress: Progress | None = None,
     max_queries: int | None = None,
+    translate: Translate | None = None,
 ) -> dict[str, Any]:
     """Ingest the dataset (and distractor corpora) and compare the methods at every budget."""
     dataset = load_dataset(Path(dataset_dir))
@@ -160,8 +166,14 @@ async def evaluate_context(
         methods = _methods(store, notebook_id, counter)
         service = SearchService(store, embedder, temporary)
         queries = list(dataset.queries.items())[:max_queries]
-        tallies, search_ms = await _run(
-            service, notebook_id, dataset, queries, budgets, methods, documents_of, progress
+        tallies, search_ms, translated = await _run(
+            _Searching(service, notebook_id, translate),
+            dataset,
+            queries,
+            budgets,
+            methods,
+            documents_of,
+            progress,
         )
         languages = await dataset_languages(store, notebook_id, [text for _, text in queries])
         return {
@@ -177,6 +189,11 @@ async def evaluate_context(
             "tokenizer": counter.name,
             "hit_limit": HIT_LIMIT,
             "search_ms_p50": _percentile(search_ms, 50),
+            **(
+                {}
+                if translate is None
+                else {"translated": round(translated / max(1, len(queries)), 4)}
+            ),
             "ingest_s": round(ingest_s, 2),
             "budgets": [
                 {"budget": budget, **{name: tallies[name, budget].report() for name in methods}}
@@ -222,24 +239,47 @@ def _methods(store: Store, notebook_id: str, counter: TokenCounter) -> dict[str,
     return {"builder": builder, "baseline": baseline}
 
 
+@dataclass(frozen=True, slots=True)
+class _Searching:
+    """How a query is searched: as asked, or with ``translate`` as an ask searches it."""
+
+    service: SearchService
+    notebook_id: str
+    translate: Translate | None
+
+    async def search(self, text: str) -> tuple[str, SearchResult]:
+        """The wording the hits were found for and the hits."""
+        if self.translate is None:
+            found = await self.service.search_with_vector(
+                text, notebook_id=self.notebook_id, mode=SearchMode.HYBRID, limit=HIT_LIMIT
+            )
+            return text, found
+        return await self.service.search_as_asked(
+            text,
+            notebook_id=self.notebook_id,
+            mode=SearchMode.HYBRID,
+            limit=HIT_LIMIT,
+            translate=self.translate,
+        )
+
+
 async def _run(
-    service: SearchService,
-    notebook_id: str,
+    searching: _Searching,
     dataset: Dataset,
     queries: Sequence[tuple[str, str]],
     budgets: Sequence[int],
     methods: Mapping[str, Method],
     documents_of: Mapping[str, Sequence[str]],
     progress: Progress | None,
-) -> tuple[dict[tuple[str, int], _Tally], list[float]]:
+) -> tuple[dict[tuple[str, int], _Tally], list[float], int]:
     tallies = {(name, budget): _Tally() for name in methods for budget in budgets}
     search_ms: list[float] = []
+    translated = 0
     for number, (query_id, text) in enumerate(queries, start=1):
         started = time.perf_counter()
-        found = await service.search_with_vector(
-            text, notebook_id=notebook_id, mode=SearchMode.HYBRID, limit=HIT_LIMIT
-        )
+        wording, found = await searching.search(text)
         search_ms.append((time.perf_counter() - started) * 1000)
+        translated += wording != text
         judge = _Judge(
             dataset.evidence.get(query_id, ()),
             dataset.answers.get(query_id, ()),
@@ -249,14 +289,14 @@ async def _run(
             for name, method in methods.items():
                 started = time.perf_counter()
                 built = await method(
-                    text, found.hits, budget, found.question_vector, found.part_vectors
+                    wording, found.hits, budget, found.question_vector, found.part_vectors
                 )
                 tally = tallies[name, budget]
                 tally.build_ms.append((time.perf_counter() - started) * 1000)
                 tally.add(*judge.score(built, documents_of, budget))
         if progress is not None:
             progress("contexts", number, len(queries))
-    return tallies, search_ms
+    return tallies, search_ms, translated
 
 
 async def _ingest(
