@@ -160,3 +160,12 @@ def test_the_marks_only_spanish_writes_count_as_spanish(detector: LanguageDetect
         "heard across the whole of the old town for most of the afternoon."
     )
     assert detector.detect(quoted) == "en"
+
+
+def test_the_words_that_ask_vote_for_their_language(detector: LanguageDetector) -> None:
+    """piaf questions CLD2 calls Corsican, Latin and English: their words that ask ("quand",
+    "comment") are on no Snowball list, so they had no vote."""
+    assert detector._cld2_answer("Quand démarre la guerre ?")[1] == "co"
+    assert detector.detect("Quand démarre la guerre ?") == "fr"
+    assert detector.detect('Comment évolua le territoire du "Regnum Francorum"?') == "fr"
+    assert detector.detect("Comment se nomment les guerres intercoloniales ?") == "fr"

@@ -9,7 +9,8 @@
    (~0.15 ms for a 1,000-character chunk, ~35x faster than py3langid's naive Bayes, measured on
    the same texts). Its answer counts when it is reliable and a two-letter ISO 639-1 code
    (its three-letter codes are rare languages and, on short English questions, Klingon).
-3. **Stop words** (Latin script): a text whose Snowball stop words are clearly one language's
+3. **Stop words** (Latin script): a text whose stop words (Snowball's, with the words that ask:
+   "quand", "comment", "cuándo") are clearly one language's
    (see :data:`DECISIVE_WORDS`) is that language before CLD2 is asked, and overrules CLD2's
    reliable answer when they outweigh that language's own by the same margin (a short question's
    n-grams are mostly names); a short text that CLD2 is not sure of ("¿Quién?", "How many?") is
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from open_notebook.errors import ModelError
-from open_notebook.text._languages import STOP_WORDS, UNKNOWN, normalized
+from open_notebook.text._languages import STOP_WORDS, UNKNOWN, normalized, stop_words
 from open_notebook.text._scripts import SCRIPT_DEFAULT, SCRIPT_LANGUAGE, Script, main_script
 
 SAMPLE_CHARS: Final = 2_000
@@ -47,8 +48,10 @@ CLD2_SHA256: Final = {
     ),
 }
 # One list per language (Norwegian has three codes for one list); Russian is not Latin script.
+# A question's words that ask are its surest function words ("Quand démarre la guerre ?" read as
+# Corsican by CLD2, with "la" its only Snowball stop word), so they vote with the rest.
 _LATIN_STOPS: Final = {
-    code: words for code, words in STOP_WORDS.items() if code not in {"ru", "nb", "nn"}
+    code: stop_words(code) for code in STOP_WORDS if code not in {"ru", "nb", "nn"}
 }
 _STOP_OWNERS: Final = {
     word: tuple(code for code, words in _LATIN_STOPS.items() if word in words)
@@ -151,7 +154,7 @@ class LanguageDetector:
 
 
 def stop_word_vote(text: str, *, margin: float = 1.0, least: float = 0.5) -> str:
-    """The language whose Snowball stop words ``text`` holds most, when its score is at least
+    """The language whose stop words ``text`` holds most, when its score is at least
     ``least`` and more than ``margin`` times any other language's. A stop word counts
     ``1 / k`` for each of the ``k`` languages that list it: "de" says little between Spanish
     and French, "los" and "les" say which."""

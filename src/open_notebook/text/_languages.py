@@ -112,5 +112,5 @@ def normalized(code: str) -> str:
 
 def stop_words(language: str) -> frozenset[str]:
     """The words the analysis leaves out in ``language``: Snowball's list and the words that
-    ask (:data:`STOP_WORDS` alone tells languages apart)."""
+    ask (the detector's votes too)."""
     return _ANALYZED.get(language, NO_STOP_WORDS)
