@@ -40,10 +40,11 @@ import numpy.typing as npt
 from open_notebook.config import Settings
 from open_notebook.context import ContextRequest, build_context, pack_chunks
 from open_notebook.embeddings import Embedder
+from open_notebook.eval._asking import QuerySearch
 from open_notebook.eval._beir import Dataset, Document, load_corpus, load_dataset
 from open_notebook.eval._languages import dataset_languages
 from open_notebook.ingest import Extracted, Ingestor, SourceFormat
-from open_notebook.search import SearchHit, SearchMode, SearchResult, SearchService, Translate
+from open_notebook.search import SearchHit, SearchMode, SearchService, Translate
 from open_notebook.store import Store, open_store
 from open_notebook.tokens import BpeTokenCounter, TokenCounter
 
@@ -167,7 +168,7 @@ async def evaluate_context(
         service = SearchService(store, embedder, temporary)
         queries = list(dataset.queries.items())[:max_queries]
         tallies, search_ms, translated = await _run(
-            _Searching(service, notebook_id, translate),
+            QuerySearch(service, notebook_id, SearchMode.HYBRID, HIT_LIMIT, translate),
             dataset,
             queries,
             budgets,
@@ -239,32 +240,8 @@ def _methods(store: Store, notebook_id: str, counter: TokenCounter) -> dict[str,
     return {"builder": builder, "baseline": baseline}
 
 
-@dataclass(frozen=True, slots=True)
-class _Searching:
-    """How a query is searched: as asked, or with ``translate`` as an ask searches it."""
-
-    service: SearchService
-    notebook_id: str
-    translate: Translate | None
-
-    async def search(self, text: str) -> tuple[str, SearchResult]:
-        """The wording the hits were found for and the hits."""
-        if self.translate is None:
-            found = await self.service.search_with_vector(
-                text, notebook_id=self.notebook_id, mode=SearchMode.HYBRID, limit=HIT_LIMIT
-            )
-            return text, found
-        return await self.service.search_as_asked(
-            text,
-            notebook_id=self.notebook_id,
-            mode=SearchMode.HYBRID,
-            limit=HIT_LIMIT,
-            translate=self.translate,
-        )
-
-
 async def _run(
-    searching: _Searching,
+    searching: QuerySearch,
     dataset: Dataset,
     queries: Sequence[tuple[str, str]],
     budgets: Sequence[int],

@@ -20,7 +20,6 @@ import asyncio
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from ir_measures import Qrel, ScoredDoc
 from open_notebook.config import Settings
 from open_notebook.embeddings import Embedder
 from open_notebook.errors import InvalidInputError
+from open_notebook.eval._asking import QuerySearch
 from open_notebook.eval._beir import Dataset, Document, load_dataset
 from open_notebook.eval._languages import dataset_languages
 from open_notebook.ingest import Ingestor
@@ -133,19 +133,25 @@ async def evaluate_modes(
         for name in names:
             mode, overrides = _MODES[name]
             service = SearchService(store, embedder, temporary.model_copy(update=overrides))
-            asked = _Asking(
-                service, notebook, mode, translate if name in TRANSLATED_MODES else None
+            searching = QuerySearch(
+                service,
+                notebook,
+                mode,
+                CHUNK_LIMIT,
+                translate if name in TRANSLATED_MODES else None,
             )
-            run, latencies, hits, translated = await _run_queries(asked, queries, sources, progress)
-            fusion: dict[str, Any] = (
+            run, latencies, hits, translated = await _run_queries(
+                searching, queries, sources, progress
+            )
+            extra: dict[str, Any] = (
                 {"fusion": fusion_summary(hits)} if mode is SearchMode.HYBRID else {}
             )
             if name in TRANSLATED_MODES:
-                fusion["translated"] = round(translated / max(1, len(queries)), 4)
+                extra["translated"] = round(translated / max(1, len(queries)), 4)
             results.append(
                 {
                     **_metrics(dataset, run, [query_id for query_id, _ in queries]),
-                    **fusion,
+                    **extra,
                     "queries": len(queries),
                     "mode": "text" if name == "bm25" else name,
                     "dataset": dataset.name,
@@ -166,7 +172,7 @@ async def evaluate_modes(
 def _mode_name(mode: SearchMode | str) -> str:
     name = str(mode.value if isinstance(mode, SearchMode) else mode)
     if name not in _MODES:
-        choices = ", ".join(EVAL_MODES)
+        choices = ", ".join([*EVAL_MODES, *sorted(TRANSLATED_MODES)])
         raise InvalidInputError(
             f"unknown eval mode {name!r}; choose one of {choices}", field="mode"
         )
@@ -220,34 +226,8 @@ async def _ingest(
     return notebook, sources
 
 
-@dataclass(frozen=True, slots=True)
-class _Asking:
-    """How a mode's queries are searched: ``translate`` set, as an ask searches them."""
-
-    service: SearchService
-    notebook: str
-    mode: SearchMode
-    translate: Translate | None
-
-    async def search(self, text: str) -> tuple[list[SearchHit], bool]:
-        """The hits of ``text``, and whether a translation of it was searched too."""
-        if self.translate is None:
-            hits = await self.service.search(
-                text, notebook_id=self.notebook, mode=self.mode, limit=CHUNK_LIMIT
-            )
-            return hits, False
-        wording, found = await self.service.search_as_asked(
-            text,
-            notebook_id=self.notebook,
-            mode=self.mode,
-            limit=CHUNK_LIMIT,
-            translate=self.translate,
-        )
-        return found.hits, wording != text
-
-
 async def _run_queries(
-    asking: _Asking,
+    searching: QuerySearch,
     queries: Sequence[tuple[str, str]],
     sources: dict[str, list[str]],
     progress: Progress | None,
@@ -259,11 +239,11 @@ async def _run_queries(
     for number, (query_id, text) in enumerate(queries, start=1):
         # Sequential on purpose: each query's latency is measured alone.
         started = time.perf_counter()
-        hits, was_translated = await asking.search(text)
+        wording, found = await searching.search(text)
         latencies.append((time.perf_counter() - started) * 1000)
-        translated += was_translated
-        run.extend(_documents_ranked(query_id, hits, sources))
-        first_hits.append(hits[0] if hits else None)
+        translated += wording != text
+        run.extend(_documents_ranked(query_id, found.hits, sources))
+        first_hits.append(found.hits[0] if found.hits else None)
         if progress is not None:
             progress("search", number, len(queries))
     return run, latencies, first_hits, translated
