@@ -24,15 +24,21 @@ QUERIES = {"q1": "swept wing lift", "q2": "shock boundary layer", "q3": "unjudge
 QRELS = [("q1", "d1", 2), ("q2", "d2", 1), ("q2", "d3", 1)]
 
 
-def write_dataset(root: Path) -> Path:
+def write_dataset(
+    root: Path,
+    docs: dict[str, tuple[str, str]] = DOCS,
+    queries: dict[str, str] = QUERIES,
+    qrels: list[tuple[str, str, int]] = QRELS,
+) -> Path:
+    """A BEIR-layout dataset of ``docs`` (id -> title, text), ``queries`` and ``qrels``."""
     (root / "qrels").mkdir(parents=True)
     with (root / "corpus.jsonl").open("w") as out:
-        for doc_id, (title, text) in DOCS.items():
+        for doc_id, (title, text) in docs.items():
             out.write(json.dumps({"_id": doc_id, "title": title, "text": text}) + "\n")
     with (root / "queries.jsonl").open("w") as out:
-        for query_id, text in QUERIES.items():
+        for query_id, text in queries.items():
             out.write(json.dumps({"_id": query_id, "text": text}) + "\n")
-    lines = ["query-id\tcorpus-id\tscore"] + [f"{q}\t{d}\t{s}" for q, d, s in QRELS]
+    lines = ["query-id\tcorpus-id\tscore"] + [f"{q}\t{d}\t{s}" for q, d, s in qrels]
     (root / "qrels" / "test.tsv").write_text("\n".join(lines) + "\n")
     return root
 
@@ -81,16 +87,7 @@ SPANISH_QRELS = [("q1", "w1", 1), ("q2", "w2", 1)]
 
 def write_spanish_questions(root: Path) -> Path:
     """English documents, one question in Spanish and one in English."""
-    (root / "qrels").mkdir(parents=True)
-    with (root / "corpus.jsonl").open("w") as out:
-        for doc_id, (title, text) in SPANISH_DOCS.items():
-            out.write(json.dumps({"_id": doc_id, "title": title, "text": text}) + "\n")
-    with (root / "queries.jsonl").open("w") as out:
-        for query_id, text in SPANISH_QUERIES.items():
-            out.write(json.dumps({"_id": query_id, "text": text}) + "\n")
-    lines = ["query-id\tcorpus-id\tscore"] + [f"{q}\t{d}\t{s}" for q, d, s in SPANISH_QRELS]
-    (root / "qrels" / "test.tsv").write_text("\n".join(lines) + "\n")
-    return root
+    return write_dataset(root, SPANISH_DOCS, SPANISH_QUERIES, SPANISH_QRELS)
 
 
 async def test_hybrid_translated_searches_a_question_in_another_language_as_an_ask_does(
@@ -113,7 +110,7 @@ async def test_hybrid_translated_searches_a_question_in_another_language_as_an_a
         )
         translated, plain = await evaluate_modes(
             dataset,
-            ["hybrid-translated", "hybrid"],
+            ["hybrid-translated", "bm25"],
             settings=settings,
             embedder=FakeEmbedder(64),
             translate=question_translator(model),
@@ -123,8 +120,9 @@ async def test_hybrid_translated_searches_a_question_in_another_language_as_an_a
     assert translated["mode"] == "hybrid-translated"
     assert translated["translated"] == pytest.approx(0.5)
     assert translated["mrr@10"] == pytest.approx(1.0)
-    # As asked, the Spanish question's document is not first: its words match none.
-    assert plain["mrr@10"] < 0.9
+    # As written, the Spanish question's words match no document (a hybrid list would rank the
+    # three documents by the fake vectors alone, in an order that ties break by random ids).
+    assert plain["mrr@10"] == pytest.approx(0.5)
 
 
 async def test_hybrid_translated_needs_a_model_to_translate_with(
