@@ -38,6 +38,17 @@ def test_every_sentence_is_offered_once_with_its_passage_number() -> None:
     ]
 
 
+def test_a_heading_is_never_a_quote_and_a_hash_inside_a_line_is_text() -> None:
+    passages = [
+        Passage(1, "# Fermentation and temperature\n\n## Cold dough\nCold dough ferments slowly."),
+        Passage(2, "Use flour. Item ## two is text here.\n### Warm spots\n"),
+    ]
+    assert quotable_sentences(passages) == [
+        Quote(1, "Cold dough ferments slowly."),
+        Quote(2, "Item ## two is text here."),
+    ]
+
+
 def test_choices_are_the_sentences_that_match_the_question_in_context_order() -> None:
     passages = [
         Passage(1, "Ovens need preheating for an hour. Starters need feeding twice a day."),

@@ -120,6 +120,28 @@ def test_an_answer_that_says_the_question_back_does_not_answer(scorer: SupportSc
     assert found.reason is OffQuestion.RESTATES and not found.unheld
 
 
+FRENCH = (
+    "Pourquoi le pain au levain est-il dense, et comment la température influence-t-elle la "
+    "fermentation ?"
+)
+
+
+def test_an_answer_that_says_a_question_back_in_its_own_language_does_not_answer(
+    scorer: SupportScorer,
+) -> None:
+    # The passages are English: read in English too, "car" (because) would be a new term.
+    found = _judged(
+        scorer,
+        "Le pain au levain est dense car la température influence la fermentation. [2]",
+        FRENCH,
+    )
+    assert found.echoes and not found.answers
+    said = _judged(
+        scorer, "Le pain est dense car une cuisine froide écourte la fermentation. [2]", FRENCH
+    )
+    assert not said.echoes
+
+
 def test_a_yes_or_a_not_is_an_answer_to_a_yes_no_question(scorer: SupportScorer) -> None:
     for answer in (
         "Yes, a cold kitchen cuts the fermentation of a dense loaf short. [2]",

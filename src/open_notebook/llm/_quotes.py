@@ -12,6 +12,7 @@ mark's form, never its support.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
@@ -29,6 +30,7 @@ MIN_QUOTE_CHARS: Final = 12
 # picked one holding it for 4 of 12.
 QUOTE_CHOICES: Final = 2
 MAX_QUOTES: Final = 2
+_HEADING: Final = re.compile(r"\s{0,3}#{1,6}(\s|$)")
 
 
 class Quotable(Protocol):
@@ -54,13 +56,17 @@ def quotable_sentences(passages: Sequence[Quotable]) -> list[Quote]:
 
     A sentence is quoted as its words joined by single spaces (how the prompt's passage reads
     once a line break is a space); one holding a bracket group that reads as a citation mark is
-    left out, or its quote would carry a mark nobody wrote.
+    left out, or its quote would carry a mark nobody wrote. A Markdown heading is a title, not a
+    statement ("# Fermentation and temperature" shares a question's words and says nothing): its
+    lines are left out of the sentence they open.
     """
     found: list[Quote] = []
     seen: set[str] = set()
     for passage in passages:
         for start, end in sentences(passage.text):
-            sentence = " ".join(passage.text[start:end].split())
+            at_line_start = start == 0 or passage.text[start - 1] == "\n"
+            text = _without_headings(passage.text[start:end], at_line_start)
+            sentence = " ".join(text.split())
             if len(sentence.split()) < MIN_QUOTE_WORDS and len(sentence) < MIN_QUOTE_CHARS:
                 continue
             if sentence in seen or parse_marks(sentence):
@@ -68,6 +74,16 @@ def quotable_sentences(passages: Sequence[Quotable]) -> list[Quote]:
             seen.add(sentence)
             found.append(Quote(passage.number, sentence))
     return found
+
+
+def _without_headings(text: str, at_line_start: bool) -> str:
+    """``text`` without its heading lines (its first line is one only if it starts a line)."""
+    lines = text.splitlines()
+    return "\n".join(
+        line
+        for index, line in enumerate(lines)
+        if not ((index > 0 or at_line_start) and _HEADING.match(line))
+    )
 
 
 def quote_choices(

@@ -117,9 +117,8 @@ def check_answer(
     by_question = scorer.score([question], texts)
     evidence = candidates[best_evidence(candidates, by_question, best)]
     wanted = scorer.terms(question)
-    said = frozenset().union(*(scorer.terms(claim) for claim in claims))
-    turned = frozenset().union(*(polarity_words(claim) for claim in claims))
-    echoes = bool(said) and said <= wanted and turned <= polarity_words(question)
+    language = scorer.language(question)
+    echoes = _echoes(question, claims, scorer, language)
     if not any(one.status is SupportStatus.SUPPORTED for one in sentences):
         return AnswerCheck(False, 0.0, evidence, echoes, unheld=True)
     matrix = scorer.score(claims, texts)
@@ -128,7 +127,6 @@ def check_answer(
         ranked = [int(one) for one in np.argsort(-matrix.scores[row], kind="stable")[:2]]
         top = float(matrix.scores[row, ranked[0]])
         chosen.update(one for one in ranked if matrix.scores[row, one] >= SECOND_SOURCE * top)
-    language = scorer.language(question)
     meaning = [
         float(by_question.semantic[0, one])
         for one in chosen
@@ -142,6 +140,20 @@ def check_answer(
     held = len(wanted & terms) / len(wanted) if wanted else 1.0
     score = max([held, *meaning])
     return AnswerCheck(score >= ANSWER_BAR and not echoes, score, evidence, echoes)
+
+
+def _echoes(question: str, claims: Sequence[str], scorer: SupportScorer, language: str) -> bool:
+    """The answer says the question back: none of its terms is new to the question, and it adds
+    no word of polarity. The answer is written in the asker's language, so both are read in it
+    alone (read in the notebook's too, a function word of the asker's language that the
+    notebook's does not list, "car" in an English notebook, would count as a new term)."""
+    said = frozenset().union(*(scorer.terms_in(claim, language) for claim in claims))
+    turned = frozenset().union(*(polarity_words(claim) for claim in claims))
+    return (
+        bool(said)
+        and said <= scorer.terms_in(question, language)
+        and turned <= polarity_words(question)
+    )
 
 
 def best_evidence(

@@ -218,6 +218,8 @@ class SupportScorer:
         self._scripts = readable_scripts(embedder) if embedder is not None else None
         self._languages = LanguageDetector()
         self._terms = TextTerms()
+        # One reader per language, for texts compared within the asker's language.
+        self._own_terms: dict[str, TextTerms] = {}
         self._scale: tuple[float, float] | None = None
         # Per model of the embedder (one, or two side by side): its columns and its levels.
         self._halves: list[_Scale] | None = None
@@ -232,6 +234,17 @@ class SupportScorer:
 
     def terms(self, text: str) -> frozenset[str]:
         return self._terms(text)
+
+    def terms_in(self, text: str, language: str) -> frozenset[str]:
+        """The terms of ``text`` read in ``language`` alone (``""``: as :meth:`terms` reads
+        them). Read in every language of a turn, a word survives if any of them keeps it: "car"
+        (French for because) is an English term."""
+        if not language:
+            return self._terms(text)
+        reader = self._own_terms.get(language)
+        if reader is None:
+            reader = self._own_terms[language] = TextTerms((language,))
+        return reader(text)
 
     def language(self, text: str) -> str:
         """The language ``text`` is written in (``""`` when nothing tells)."""

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from open_notebook.errors import ModelError
-from open_notebook.text._languages import STOP_WORDS, UNKNOWN, normalized, stop_words
+from open_notebook.text._languages import STOP_WORDS, UNKNOWN, VOTING_WORDS, normalized
 from open_notebook.text._scripts import SCRIPT_DEFAULT, SCRIPT_LANGUAGE, Script, main_script
 
 SAMPLE_CHARS: Final = 2_000
@@ -51,7 +51,7 @@ CLD2_SHA256: Final = {
 # A question's words that ask are its surest function words ("Quand démarre la guerre ?" read as
 # Corsican by CLD2, with "la" its only Snowball stop word), so they vote with the rest.
 _LATIN_STOPS: Final = {
-    code: stop_words(code) for code in STOP_WORDS if code not in {"ru", "nb", "nn"}
+    code: VOTING_WORDS[code] for code in STOP_WORDS if code not in {"ru", "nb", "nn"}
 }
 _STOP_OWNERS: Final = {
     word: tuple(code for code, words in _LATIN_STOPS.items() if word in words)

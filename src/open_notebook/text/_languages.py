@@ -97,9 +97,25 @@ _QUESTION_WORDS: Final = {
     "nl": "wanneer waarom hoe waar wie wat welke welk",
     "ru": "когда почему зачем как где куда откуда кто что какой какая какое какие сколько",
 }
-_ANALYZED: Final = {
+# The words that give a reason, where Snowball's list lacks them: English's holds "because",
+# German's "weil", Spanish's "porque", but French's has no "car" or "parce", Portuguese's no
+# "porque". Left in, "Le pain est dense car la température influence la fermentation." holds a
+# term its question ("Pourquoi… dense… comment la température influence-t-elle la
+# fermentation ?") does not, so it is not read as saying the question back, where its English
+# twin is. Analysis only: "car" is an English word, so they do not vote in language detection.
+_REASON_WORDS: Final = {
+    "fr": "car parce puisque",
+    "pt": "porque pois",
+    "it": "poiché",
+}
+# The words the detector counts as votes for a language: Snowball's and the words that ask.
+VOTING_WORDS: Final = {
     code: words | frozenset(_QUESTION_WORDS.get(code, "").split())
     for code, words in STOP_WORDS.items()
+}
+_ANALYZED: Final = {
+    code: words | frozenset(_REASON_WORDS.get(code, "").split())
+    for code, words in VOTING_WORDS.items()
 }
 
 
@@ -111,6 +127,6 @@ def normalized(code: str) -> str:
 
 
 def stop_words(language: str) -> frozenset[str]:
-    """The words the analysis leaves out in ``language``: Snowball's list and the words that
-    ask (the detector's votes too)."""
+    """The words the analysis leaves out in ``language``: Snowball's list, the words that ask
+    (the detector's votes too) and the words that give a reason."""
     return _ANALYZED.get(language, NO_STOP_WORDS)
