@@ -201,6 +201,11 @@ def plain_headings(text: str) -> str:
 _HEADING: Final = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 
+def is_heading(line: str) -> bool:
+    """``line`` is a Markdown heading (what :func:`plain_headings` shows as a label)."""
+    return _HEADING.fullmatch(line) is not None
+
+
 def _heading_line(match: re.Match[str]) -> str:
     title = match.group(1).strip()
     return title if title[-1] in ".:?!" else f"{title}:"

@@ -12,12 +12,12 @@ mark's form, never its support.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
 from open_notebook.llm._citations import parse_marks
+from open_notebook.llm._passages import is_heading
 from open_notebook.llm._support import SupportScorer
 from open_notebook.segment import sentences
 
@@ -30,7 +30,6 @@ MIN_QUOTE_CHARS: Final = 12
 # picked one holding it for 4 of 12.
 QUOTE_CHOICES: Final = 2
 MAX_QUOTES: Final = 2
-_HEADING: Final = re.compile(r"\s{0,3}#{1,6}(\s|$)")
 
 
 class Quotable(Protocol):
@@ -82,7 +81,7 @@ def _without_headings(text: str, at_line_start: bool) -> str:
     return "\n".join(
         line
         for index, line in enumerate(lines)
-        if not ((index > 0 or at_line_start) and _HEADING.match(line))
+        if not ((index > 0 or at_line_start) and is_heading(line))
     )
 
 
