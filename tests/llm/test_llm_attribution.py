@@ -126,6 +126,55 @@ def test_a_sentence_its_mark_holds_gets_no_second_passage_beside_it(
     assert [one.by for one in unmarked.citations] == [CitedBy.ATTRIBUTION]
 
 
+KITCHEN = (
+    "A dough that is cold will simply need more time, and a dense loaf is very often a loaf whose "
+    "fermentation was cut short by a cold kitchen."
+)
+WARMTH = (
+    "Temperature is the single strongest control a home baker has over sourdough. Yeast and "
+    "lactic acid bacteria both speed up as the dough warms, but not at the same rate, so "
+    "temperature changes both how fast the dough ferments and what it tastes like."
+)
+ROOM = (
+    "Bakers adjust the ratio to the room temperature so that the starter peaks when they want "
+    "to mix dough."
+)
+
+
+def test_a_mark_on_the_passage_of_one_clause_holds_it_and_the_sentence_gets_its_source_too(
+    scorer: SupportScorer,
+) -> None:
+    # The 1.5B's answer to the demo's two-part question: the clause on density is the kitchen
+    # passage's, the clause on warmth the temperature passage's, and the model marked the first.
+    visible = (
+        passage(1, "source:fermentation", WARMTH),
+        passage(3, "source:fermentation", KITCHEN, start=900),
+        passage(4, "source:maintaining", ROOM),
+    )
+    sentence_text = (
+        "Sourdough bread comes out dense because it is cold, and temperature affects "
+        "fermentation by speeding up yeast and lactic acid activity."
+    )
+    [sentence] = attribute(f"{sentence_text} [3]", CitationIndex(visible=visible), scorer)
+    assert sentence.status is SupportStatus.SUPPORTED
+    by = {(one.by, one.passage.number): one.supports for one in sentence.citations if one.passage}
+    # The kitchen passage holds the first clause, not the sentence; the sentence's own best
+    # passage is attached beside it.
+    assert by == {(CitedBy.MODEL, 3): True, (CitedBy.ATTRIBUTION, 1): True}
+    # A mark on a passage that holds neither clause stays a mark that does not hold it.
+    [elsewhere] = attribute(f"{sentence_text} [4]", CitationIndex(visible=visible), scorer)
+    assert [(one.by, one.supports) for one in elsewhere.citations] == [
+        (CitedBy.MODEL, False),
+        (CitedBy.ATTRIBUTION, True),
+    ]
+    # A clause a passage holds does not vouch for a sentence no passage holds: the other clause
+    # claims what no passage says.
+    unheld = "Sourdough bread comes out dense because it is cold, and the moon decides the crust."
+    [invented] = attribute(f"{unheld} [3]", CitationIndex(visible=visible), scorer)
+    assert invented.status is SupportStatus.UNSUPPORTED
+    assert not any(one.supports for one in invented.citations)
+
+
 def test_a_number_the_passage_does_not_hold_voids_its_support(scorer: SupportScorer) -> None:
     right, wrong = attribute(
         "Bake the loaf at 250 degrees for 20 minutes. Bake the loaf at 180 degrees for 20 minutes.",

@@ -20,9 +20,11 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Final
 
+import numpy as np
+
 from open_notebook.llm._citations import CitationStatus, Mark, Ref, RefKind, parse_marks
 from open_notebook.llm._passages import NumberedPassage
-from open_notebook.llm._support import SUPPORT_BAR, SupportMatrix, SupportScorer
+from open_notebook.llm._support import SUPPORT_BAR, SupportMatrix, SupportScorer, clauses_of
 from open_notebook.segment import sentences
 
 # Fewer content terms than this make a fragment (a bare answer), read with its question.
@@ -169,19 +171,21 @@ class CitationIndex:
         return (self.records or {}).get(record_id, CitationStatus.UNKNOWN)
 
 
-def _resolve(ref: Ref, index: CitationIndex, matrix: SupportMatrix, row: int) -> SentenceCitation:
+def _resolve(ref: Ref, index: CitationIndex, support: np.ndarray) -> SentenceCitation:
+    """The citation ``ref`` makes; ``support``: how well each visible passage supports what
+    the sentence it belongs to claims (:func:`_mark_support`)."""
     visible = list(index.visible)
     written = ref.value
 
     def best_of(candidates: list[int]) -> SentenceCitation | None:
         if not candidates:
             return None
-        column = max(candidates, key=lambda one: float(matrix.scores[row, one]))
+        column = max(candidates, key=lambda one: float(support[one]))
         return SentenceCitation(
             CitationStatus.VALID,
             CitedBy.MODEL,
             visible[column],
-            score=float(matrix.scores[row, column]),
+            score=float(support[column]),
             written=written,
         )
 
@@ -259,16 +263,31 @@ def attribute(
     visible = list(index.visible)
     scorer.read_in([*(one.text for one in visible), *(span.text for span in spans)])
     claims = [_claim(span, question, scorer) for span in spans]
+    clauses = [
+        clauses_of(claim) if claim == span.text else []
+        for span, claim in zip(spans, claims, strict=True)
+    ]
+    texts = [one.text for one in visible]
+    scored = scorer.score([*claims, *(one for found in clauses for one in found)], texts)
     matrix = _fragments_held(
-        scorer.score(claims, [one.text for one in visible]), spans, claims, visible, scorer
+        SupportMatrix(
+            scored.scores[: len(claims)],
+            scored.lexical[: len(claims)],
+            scored.semantic[: len(claims)],
+        ),
+        spans,
+        claims,
+        visible,
+        scorer,
     )
+    marked = _mark_support(matrix.scores, scored.scores[len(claims) :], clauses)
     written: dict[int, list[SentenceCitation]] = {}
     for mark in marks:
         row = _owner(answer, mark, spans)
         if row is None:
             continue
         for ref in mark.refs:
-            cited = _resolve(ref, index, matrix, row)
+            cited = _resolve(ref, index, marked[row])
             written.setdefault(row, []).append(replace(cited, for_question=covered))
     attributed: list[AttributedSentence] = []
     for row, span in enumerate(spans):
@@ -277,8 +296,13 @@ def attribute(
         cited_numbers = {one.passage.number for one in citations if one.passage is not None}
         # A passage the model cited that holds the sentence is its source: another one that
         # shares more of its words is not added beside it (a second chip a reader would follow
-        # to a passage that says something else).
-        held_by_mark = any(one.supports for one in citations)
+        # to a passage that says something else). One that holds a clause of it is not enough.
+        whole = {visible[one].number: float(matrix.scores[row, one]) for one in range(len(visible))}
+        held_by_mark = any(
+            one.supports and whole.get(one.passage.number, 0.0) >= SUPPORT_BAR
+            for one in citations
+            if one.passage is not None
+        )
         if (
             covered
             and score >= SUPPORT_BAR
@@ -296,6 +320,23 @@ def attribute(
             AttributedSentence(span.text, span.start, span.end, status, score, tuple(citations))
         )
     return tuple(attributed)
+
+
+def _mark_support(
+    sentences: np.ndarray, clause_scores: np.ndarray, clauses: Sequence[Sequence[str]]
+) -> np.ndarray:
+    """``[i, j]``: how well passage ``j`` supports what sentence ``i`` claims, for a mark on
+    it: the sentence's support, or, when some passage supports the sentence, the best support
+    ``j`` gives one of its clauses (``clause_scores`` holds the clauses' rows, sentence after
+    sentence, as ``clauses`` lists them)."""
+    marked = sentences.copy()
+    at = 0
+    for row, found in enumerate(clauses):
+        rows = clause_scores[at : at + len(found)]
+        at += len(found)
+        if found and sentences.shape[1] and float(sentences[row].max()) >= SUPPORT_BAR:
+            marked[row] = np.maximum(marked[row], rows.max(axis=0))
+    return marked
 
 
 def _unique(citations: list[SentenceCitation]) -> list[SentenceCitation]:
