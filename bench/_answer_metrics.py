@@ -9,7 +9,9 @@
   removed, as the official script does, so it is a little harsh on Spanish and French);
 * supported: share of the answer's sentences the attribution finds a passage for;
 * cited: the answer has a sentence whose citation names a passage that holds it (``model
-  cited``: the model wrote that mark itself, the attribution did not have to find it);
+  cited``: the model wrote that mark itself, the attribution did not have to find it; ``model
+  cited, of answers``: the same over the questions the model answered, a refusal being the
+  coverage gate's notice, which the model never wrote);
 * refused: the coverage gate answered with the not-covered notice instead of asking the model
   (``refused, evidence sent``: it did so although a passage sent holds the question's evidence);
 * evidence sent: share of questions whose context holds a passage with the evidence sentence;
@@ -101,6 +103,7 @@ class ModelTally:
     supported_sentences: int = 0
     cited: int = 0
     model_cited: int = 0
+    answered_model_cited: int = 0
     coverage_low: int = 0
     refused: int = 0
     evidence_sent: int = 0
@@ -131,9 +134,11 @@ class ModelTally:
             one.status is SupportStatus.SUPPORTED for one in done.sentences
         )
         self.cited += any(c.supports for one in done.sentences for c in one.citations)
-        self.model_cited += any(
+        model_cited = any(
             c.supports and c.by is CitedBy.MODEL for one in done.sentences for c in one.citations
         )
+        self.model_cited += model_cited
+        self.answered_model_cited += model_cited and not done.refused
         self.coverage_low += done.coverage == "low"
         self.refused += done.refused
         self.evidence_sent += evidence_sent
@@ -161,6 +166,8 @@ class ModelTally:
             "supported": self.supported_sentences / max(self.sentences, 1),
             "cited": self.cited / asked,
             "model cited": self.model_cited / asked,
+            "model cited, of answers": self.answered_model_cited
+            / max(self.asked - self.refused, 1),
             "first token p50 s": quantile(self.first_token_s, 0.5),
             "first token p95 s": quantile(self.first_token_s, 0.95),
             "answer p50 s": quantile(self.total_s, 0.5),
@@ -303,6 +310,13 @@ def rows_from_records(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, 
     return tables
 
 
+def _model_cited(answer: dict[str, Any]) -> bool:
+    """Some sentence of a stored answer carries the model's own mark on a passage holding it."""
+    return any(
+        c["supports"] and c["by"] == "model" for s in answer["sentences"] for c in s["citations"]
+    )
+
+
 def _row_of(answers: Sequence[dict[str, Any]]) -> dict[str, float]:
     asked = max(len(answers), 1)
     sentences = [s for one in answers for s in one["sentences"]]
@@ -321,13 +335,11 @@ def _row_of(answers: Sequence[dict[str, Any]]) -> dict[str, float]:
         "token F1": statistics.fmean(one["f1"] for one in answers) if answers else 0.0,
         "supported": sum(s["status"] == "supported" for s in sentences) / total,
         "cited": share(lambda one: one["cited"]),
-        "model cited": share(
-            lambda one: any(
-                c["supports"] and c["by"] == "model"
-                for s in one["sentences"]
-                for c in s["citations"]
-            )
-        ),
+        "model cited": share(_model_cited),
+        "model cited, of answers": sum(
+            1 for one in answers if not one["refused"] and _model_cited(one)
+        )
+        / max(sum(1 for one in answers if not one["refused"]), 1),
         "first token p50 s": quantile(firsts, 0.5),
         "first token p95 s": quantile(firsts, 0.95),
         "answer p50 s": quantile(totals, 0.5),
