@@ -91,6 +91,7 @@ async def open_services(
     try:
         model = embedder if embedder is not None else await _open_embedder(settings)
         counter = BpeTokenCounter(settings.tokenizer)
+        counter.warm_up()
         yield kind(
             settings=settings,
             store=opened,

@@ -1,15 +1,16 @@
 """Token counters behind one protocol.
 
-A :class:`BpeTokenCounter` loads its encoding when built (tens of milliseconds), so whoever owns
-the services (the app, a CLI run, the seed's runtime) builds one from the settings and passes it
-down.
+Whoever owns the services (the app, a CLI run, the seed's runtime) builds one
+:class:`BpeTokenCounter` from the settings and passes it down. It loads its encoding on its first
+count, not when built: importing ``bpe_openai`` builds its tables (about 0.7 s of CPU here), which
+a process that never counts a token (a CLI command that lists notebooks, a worker that opens the
+store and exits) should not pay. A long-lived process calls :meth:`BpeTokenCounter.warm_up` at
+start, so its first request does not pay either.
 """
 
 from __future__ import annotations
 
-from typing import Final, Protocol, runtime_checkable
-
-import bpe_openai
+from typing import Any, Final, Protocol, runtime_checkable
 
 from open_notebook.config import Tokenizer
 from open_notebook.errors import ConfigurationError
@@ -46,14 +47,26 @@ class BpeTokenCounter:
                 setting="OPEN_NOTEBOOK_TOKENIZER",
             )
         self.name = encoding_name
-        self._encoding = bpe_openai.get_encoding(encoding_name)
+        self._loaded: Any = None
+
+    def warm_up(self) -> None:
+        """Load the encoding now (see the module docstring)."""
+        self._encoding()
+
+    def _encoding(self) -> Any:
+        if self._loaded is None:
+            import bpe_openai  # noqa: PLC0415 - its import builds tables (module docstring)
+
+            self._loaded = bpe_openai.get_encoding(self.name)
+        return self._loaded
 
     def _encode(self, text: str) -> list[int]:
+        encoding = self._encoding()
         if len(text) < _PIECE_CHARS:
-            return list(self._encoding.encode_ordinary(text))
+            return list(encoding.encode_ordinary(text))
         tokens: list[int] = []
         for piece in _pieces(text):
-            tokens.extend(self._encoding.encode_ordinary(piece))
+            tokens.extend(encoding.encode_ordinary(piece))
         return tokens
 
     def count(self, text: str) -> int:
@@ -67,7 +80,7 @@ class BpeTokenCounter:
         tokens = self._encode(text)
         if len(tokens) <= max_tokens:
             return text
-        raw: bytes = self._encoding.decode_bytes(tokens[:max_tokens])
+        raw: bytes = self._encoding().decode_bytes(tokens[:max_tokens])
         prefix = raw.decode("utf-8", errors="ignore")
         # Decoding a cut can merge differently; shrink until the prefix really fits.
         while prefix and self.count(prefix) > max_tokens:
