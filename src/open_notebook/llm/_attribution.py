@@ -297,9 +297,11 @@ def attribute(
         # A passage the model cited that holds the sentence is its source: another one that
         # shares more of its words is not added beside it (a second chip a reader would follow
         # to a passage that says something else). One that holds a clause of it is not enough.
-        whole = {visible[one].number: float(matrix.scores[row, one]) for one in range(len(visible))}
+        holding = {
+            visible[int(one)].number for one in np.flatnonzero(matrix.scores[row] >= SUPPORT_BAR)
+        }
         held_by_mark = any(
-            one.supports and whole.get(one.passage.number, 0.0) >= SUPPORT_BAR
+            one.supports and one.passage.number in holding
             for one in citations
             if one.passage is not None
         )
