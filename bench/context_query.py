@@ -12,7 +12,9 @@ rendering, counting) and, for comparison, plain chunk packing of the same hits.
 
 ``--sentence-vectors`` stores a random unit vector per sentence of every chunk (int8, as ingest
 stores them) and gives the build the query's vector, so the build reads the hits' sentence
-vectors with its catalogs and weighs each sentence by its similarity to the question.
+vectors with its catalogs and weighs each sentence by its similarity to the question; the
+search, whose embedder then declares the queries' language, re-reads its top hits by their
+sentence vectors as the product's does (``search/_sentences.py``), within the search's time.
 """
 
 from __future__ import annotations
@@ -72,6 +74,13 @@ def _source(pool: list[str], first: int) -> tuple[str, list[tuple[int, int, str]
         end = starts[first_sentence + 2] + len(picked[first_sentence + 2])
         chunks.append((start, end, text[start:end]))
     return text, chunks
+
+
+class EnglishBenchEmbedder(BenchEmbedder):
+    """Declares the queries' language (Cranfield's are English), so search, as with a real
+    embedder, gives the question's vector and re-reads its top hits by their sentence vectors."""
+
+    languages = frozenset({"en"})
 
 
 async def build(
@@ -149,7 +158,7 @@ async def main(args: argparse.Namespace) -> None:
         print(
             f"data: {args.chunks:,} chunks in one notebook in {time.perf_counter() - started:.1f} s"
         )
-        embedder = BenchEmbedder(matrix)
+        embedder = EnglishBenchEmbedder(matrix) if args.sentence_vectors else BenchEmbedder(matrix)
         service = SearchService(store, embedder, settings)
         queries = [json.loads(line)["text"] for line in (DATA / "queries.jsonl").open()]
         counter = BpeTokenCounter()

@@ -42,6 +42,8 @@ async def test_search_finds_the_matching_source(
     assert hits[0]["kind"] == "source"
     assert hits[0]["rank"] == 1
     weights = hits[0]["scores"]["weights"]
+    # The fake embedder stores no sentence vectors, so no hit is re-read by its best sentence.
+    assert hits[0]["scores"]["sentence"] is None
     if mode == "hybrid":
         assert weights["vector"] + weights["bm25"] == pytest.approx(1.0)
         assert set(weights) == {"vector", "bm25", "coverage", "feedback", "lexical"}

@@ -9,14 +9,15 @@ also holds a note about a cold kitchen and dense loaves, which competes for the 
 the rye passage that one part puts first must not take it (the parts' lists vote on the hits,
 ``search/_parts.py``), or the model answers from the passage on warm fermentation.
 
-Four of issue 43's acceptance checks do not hold yet and are marked ``xfail(strict=True)``, so
-the day one passes the marker must go: for the revive question the 1.5B says to feed the starter
-in a warm spot, from the passage that says so, but writes the number of the passage after it;
-the short Spanish dense-bread question and the French revive question are answered in their
-languages, citing a passage about rye that does not say it (both passed while a request's reading
-depended on what was asked before it, ``llm/_kv_state.py``: with every request read the same way,
-they fail every time); the demo's own two-part question in French is answered with a restatement
-of it. The demo's own question in Spanish is answered right."""
+Three of issue 43's acceptance checks do not hold yet and are marked ``xfail(strict=True)``, so
+the day one passes the marker must go: the short Spanish dense-bread question and the French
+revive question are answered in their languages, citing a passage about rye that does not say it
+(both passed while a request's reading depended on what was asked before it,
+``llm/_kv_state.py``: with every request read the same way, they fail every time); the demo's own
+two-part question in French is answered with a restatement of it. The demo's own question in
+Spanish is answered right, and so is the revive question in English (its mark on the passage
+that says to feed the starter in a warm spot since search re-reads its top hits by their best
+sentence, ``search/_sentences.py``)."""
 
 from __future__ import annotations
 
@@ -143,7 +144,6 @@ async def test_make_demos_notebook_with_its_note_gets_the_dense_bread_question_r
     assert done.answer_check is not None and done.answer_check.answers
 
 
-@pytest.mark.xfail(strict=True, reason="issue 43: the 1.5B cites the passage after its source")
 async def test_the_revive_question_gets_feeding_cited(demo: Demo) -> None:
     done = await demo.ask(REVIVE)
     assert not done.refused, done.answer

@@ -51,6 +51,8 @@ def hits_table(hits: Sequence[SearchHit]) -> Table:
             scores += f"\nvector {_score(hit.scores.vector)}"
         if hit.scores.bm25 is not None:
             scores += f"\nbm25 {_score(hit.scores.bm25)}"
+        if hit.scores.sentence is not None:
+            scores += f"\nsentence {_score(hit.scores.sentence)}"
         if hit.scores.weights is not None:
             weights = hit.scores.weights
             scores += f"\nweights {weights.vector:.2f}/{weights.bm25:.2f}"

@@ -38,6 +38,10 @@ class HitScores(BaseModel):
     weights: FusionWeights | None = Field(
         default=None, description="How hybrid search weighed its lists (hybrid only)."
     )
+    sentence: float | None = Field(
+        default=None,
+        description="Cosine of the query with the passage's nearest sentence (hybrid's top hits).",
+    )
 
 
 class Hit(BaseModel):

@@ -113,6 +113,7 @@ class NotebookTools:
                     weights=None
                     if hit.scores.weights is None
                     else FusionWeights.model_validate(hit.scores.weights, from_attributes=True),
+                    sentence=hit.scores.sentence,
                 ),
                 uri=record_uri(nb.id, hit.parent_id, start=hit.char_start, end=hit.char_end),
             )

@@ -21,6 +21,7 @@ from open_notebook.search._hits import RankedId, hits_from
 from open_notebook.search._hybrid import HybridFusion
 from open_notebook.search._parts import merge_parts, merge_readings
 from open_notebook.search._query import PreparedQuery, prepare_query
+from open_notebook.search._sentences import RERANK_DEPTH, best_sentences, rerank_by_sentences
 from open_notebook.search._snapshots import SnapshotCache
 from open_notebook.search._types import HitScores, HitType, SearchHit, SearchMode, SearchResult
 from open_notebook.search._vectors import VectorSnapshot
@@ -241,17 +242,33 @@ class SearchService:
             text_hits = text.search(request.query.bm25_text, request.pool, request.kinds)
             lexical = text.coverage(request.query.bm25_text)
         ranked = self._rank(request, snapshot, (vector, lexical), vector_hits, text_hits, min_score)
+        question = self._sentence_question(request, vector)
+        if question is not None and request.mode is SearchMode.HYBRID:
+            read = await self._store.chunks.sentence_vectors(
+                [one.id for one in ranked[:RERANK_DEPTH]]
+            )
+            ranked = rerank_by_sentences(ranked, best_sentences(question, read))
         pattern = term_pattern(
             request.query.text[:_HIGHLIGHT_QUERY_CHARS], request.query.language or DEFAULT_LANGUAGE
         )
         hits = hits_from(snapshot.catalog, ranked, lambda text: snippets(text, pattern))
-        trained = reads_language(self._embedder, request.query.language)
-        # The builder compares the question with sentence vectors of the configured model.
-        current = vector is not None and vector.shape[0] == self._embedder.dim
+        return SearchResult(hits, question)
+
+    def _sentence_question(
+        self, request: _Request, vector: npt.NDArray[np.float32] | None
+    ) -> npt.NDArray[np.float32] | None:
+        """The question's vector as stored sentence vectors are compared with it (by the builder
+        and the hybrid list's re-reading), or ``None``: no vector, one from another model's
+        space, or a language the embedder was not trained on."""
+        if vector is None or vector.shape[0] != self._embedder.dim:
+            return None
+        if not reads_language(self._embedder, request.query.language):
+            return None
         for_sentences = getattr(self._embedder, "for_sentences", None)
-        if vector is not None and current and for_sentences is not None:
-            vector = for_sentences(vector)
-        return SearchResult(hits, vector if trained and current else None)
+        if for_sentences is None:
+            return vector
+        scaled: npt.NDArray[np.float32] = for_sentences(vector)
+        return scaled
 
     def _read_columns(self, vector: npt.NDArray[np.float32] | None) -> npt.NDArray[np.bool_] | None:
         """The columns a pair of models' question was read with (``None``: all of them)."""

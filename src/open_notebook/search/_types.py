@@ -42,13 +42,15 @@ class HitScores:
     """Score components; ``None`` where the hit did not appear in that list.
 
     ``vector`` is the cosine to the query as embedded (before any feedback); ``weights`` is set
-    by hybrid search only.
+    by hybrid search only, and ``sentence`` (the cosine of the query with the chunk's nearest
+    stored sentence) for the hybrid list's top, which it re-orders (``_sentences.py``).
     """
 
     vector: float | None = None
     bm25: float | None = None
     fused: float = 0.0
     weights: FusionWeights | None = None
+    sentence: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from open_notebook.db import Database, records
 from open_notebook.domain import Record
@@ -13,6 +13,8 @@ from open_notebook.ids import normalize_id
 R = TypeVar("R", bound=Record)
 
 MAX_NAME_CHARS = 500
+_QUOTES: Final = ("`", "⟩")
+_UNQUOTE: Final = str.maketrans("", "", "`⟨⟩")
 
 
 class Repository:
@@ -73,3 +75,12 @@ def require_text(value: object, field: str, *, max_chars: int | None = None) -> 
             f"{field} is {len(stripped)} characters; the limit is {max_chars}", field=field
         )
     return stripped
+
+
+def plain_id(value: object) -> object:
+    """``table:key`` as :func:`open_notebook.db._connection.to_plain` writes it: SurrealDB quotes
+    some keys (``source:`abc-def```, or ⟨⟩ in other versions) when casting a record id to a
+    string, and valid keys (:mod:`open_notebook.ids`) never contain those marks."""
+    if isinstance(value, str) and value[-1:] in _QUOTES:
+        return value.translate(_UNQUOTE)
+    return value

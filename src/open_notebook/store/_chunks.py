@@ -12,7 +12,7 @@ from surrealdb import RecordID
 from open_notebook.db import record, records
 from open_notebook.domain import Chunk, RecordKind
 from open_notebook.ids import new_id, table_of
-from open_notebook.store._base import Repository, unique_ids
+from open_notebook.store._base import Repository, plain_id, unique_ids
 from open_notebook.store._rows import ChunkRow, ParentChunks
 
 
@@ -87,6 +87,10 @@ def dequantized(packed: bytes, count: int) -> npt.NDArray[np.float32] | None:
 STAGE_ABOVE_CHUNKS = 64
 _STAGE_BATCH = 25
 
+_SENTENCE_VECTORS = """
+SELECT VALUE [<string> id, sentence_count, sentence_vectors] FROM $chunks
+    WHERE sentence_vectors != NONE;
+"""
 _SWAP = """
 IF count(SELECT id FROM chunk WHERE parent IN $shadows) != $staged {
     THROW "staged chunks of " + <string> $parents + " are incomplete";
@@ -183,6 +187,24 @@ class ChunkRepository(Repository):
         for chunk in self._records(Chunk, rows or []):
             result[chunk.parent].append(chunk)
         return result
+
+    async def sentence_vectors(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """Chunks' stored sentence vectors by id, in one query (unit rows; a chunk stored
+        without them, or gone, is absent)."""
+        wanted = unique_ids(ids, "chunk")
+        if not wanted:
+            return {}
+        rows = await self.db.query_one(_SENTENCE_VECTORS, {"chunks": records(wanted)})
+        found: dict[str, npt.NDArray[np.float32]] = {}
+        for row in rows if isinstance(rows, list) else []:
+            if not isinstance(row, list) or len(row) != 3:
+                continue
+            chunk_id, count, packed = row
+            if isinstance(count, int) and isinstance(packed, bytes):
+                vectors = dequantized(packed, count)
+                if vectors is not None:
+                    found[str(plain_id(chunk_id))] = vectors
+        return found
 
     async def replace(self, new: Mapping[str, ParentChunks]) -> None:
         """Swap the chunks of many parents atomically (old ones stay until the swap commits).

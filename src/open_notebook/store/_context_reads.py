@@ -26,15 +26,13 @@ import numpy.typing as npt
 
 from open_notebook.db import Database, record, records
 from open_notebook.errors import NotFoundError
-from open_notebook.store._base import unique_ids
+from open_notebook.store._base import plain_id, unique_ids
 from open_notebook.store._chunks import dequantized
 
 # Catalogs kept: at most this many notebooks and records (~200 bytes a record).
 _MAX_NOTEBOOKS: Final = 64
 _MAX_RECORDS: Final = 500_000
 _MAX_INSIGHT_SOURCES: Final = 200_000
-_QUOTES: Final = ("`", "⟩")
-_UNQUOTE: Final = str.maketrans("", "", "`⟨⟩")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,15 +96,6 @@ class Requested:
     insight_ids: Sequence[str] = ()
     # Chunks whose stored sentence vectors are wanted (a question's hits, when it has a vector).
     sentence_chunk_ids: Sequence[str] = ()
-
-
-def plain_id(value: object) -> object:
-    """``table:key`` as :func:`open_notebook.db._connection.to_plain` writes it: SurrealDB quotes
-    some keys (``source:`abc-def```, or ⟨⟩ in other versions) when casting a record id to a
-    string, and valid keys (:mod:`open_notebook.ids`) never contain those marks."""
-    if isinstance(value, str) and value[-1:] in _QUOTES:
-        return value.translate(_UNQUOTE)
-    return value
 
 
 def _counted(text_field: str) -> str:

@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+import numpy.typing as npt
+
 from open_notebook.domain import Chunk, Note, Notebook, NoteType, Source, SourceInsight
 from open_notebook.store._context_reads import Catalog, ChunkText, Requested
 from open_notebook.store._rows import ChunkRow, NewSource, ParentChunks, ScopeChunks, ScopeMembers
@@ -179,6 +182,10 @@ class ChunkRecords(Protocol):
 
     async def language_counts(self, notebook_id: str | None = None) -> dict[str, int]:
         """Chunks per detected language (``""`` unknown) of a notebook or of every notebook."""
+        ...
+
+    async def sentence_vectors(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """Chunks' stored sentence vectors by id, unit rows (a chunk without them is absent)."""
         ...
 
 

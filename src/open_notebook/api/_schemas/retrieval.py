@@ -52,6 +52,10 @@ class HitScoresPublic(BaseModel):
     bm25: float | None
     fused: float
     weights: FusionWeightsPublic | None = None
+    sentence: float | None = Field(
+        default=None,
+        description="cosine of the query with the chunk's nearest sentence (hybrid's top hits)",
+    )
 
 
 class SearchHitPublic(BaseModel):

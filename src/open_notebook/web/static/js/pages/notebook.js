@@ -260,6 +260,7 @@ function hitRow(hit, asked) {
   const parts = [`rank ${hit.rank}`, `combined score ${scores.fused.toFixed(3)}`];
   if (scores.vector !== null && scores.vector !== undefined) parts.push(`meaning ${scores.vector.toFixed(3)}`);
   if (scores.bm25 !== null && scores.bm25 !== undefined) parts.push(`words ${scores.bm25.toFixed(3)}`);
+  if (scores.sentence !== null && scores.sentence !== undefined) parts.push(`best sentence ${scores.sentence.toFixed(3)}`);
   return h(
     "li",
     { class: "hit", dataset: { id: hit.id } },
