@@ -81,16 +81,35 @@ def dequantized(packed: bytes, count: int) -> npt.NDArray[np.float32] | None:
     return unit
 
 
+def sentence_vector_rows(result: object) -> dict[str, npt.NDArray[np.float32]]:
+    """Chunk id -> unit sentence rows, from the rows :data:`SENTENCE_VECTORS` selects."""
+    found: dict[str, npt.NDArray[np.float32]] = {}
+    for row in result if isinstance(result, list) else []:
+        vectors = vectors_of(row[1:]) if isinstance(row, list) and len(row) == 3 else None
+        if vectors is not None:
+            found[str(plain_id(row[0]))] = vectors
+    return found
+
+
+def vectors_of(fields: Sequence[object]) -> npt.NDArray[np.float32] | None:
+    """``[sentence_count, sentence_vectors]`` as read, or None (not read, none stored)."""
+    if len(fields) != 2:
+        return None
+    count, packed = fields
+    if isinstance(count, int) and isinstance(packed, bytes):
+        return dequantized(packed, count)
+    return None
+
+
 # The engine's time and memory for one transaction grow faster than its number of rows (thousands
 # of chunks take seconds and gigabytes). Above this many chunks, writes are staged in small
 # transactions under ids that no search scope reaches, then made visible by one small transaction.
 STAGE_ABOVE_CHUNKS = 64
 _STAGE_BATCH = 25
 
-_SENTENCE_VECTORS = """
-SELECT VALUE [<string> id, sentence_count, sentence_vectors] FROM $chunks
-    WHERE sentence_vectors != NONE;
-"""
+# The stored sentence vectors of the chunks in $chunks, as `sentence_vector_rows` reads them.
+SENTENCE_VECTORS = """SELECT VALUE [<string> id, sentence_count, sentence_vectors] FROM $chunks
+    WHERE sentence_vectors != NONE;"""
 _SWAP = """
 IF count(SELECT id FROM chunk WHERE parent IN $shadows) != $staged {
     THROW "staged chunks of " + <string> $parents + " are incomplete";
@@ -194,17 +213,8 @@ class ChunkRepository(Repository):
         wanted = unique_ids(ids, "chunk")
         if not wanted:
             return {}
-        rows = await self.db.query_one(_SENTENCE_VECTORS, {"chunks": records(wanted)})
-        found: dict[str, npt.NDArray[np.float32]] = {}
-        for row in rows if isinstance(rows, list) else []:
-            if not isinstance(row, list) or len(row) != 3:
-                continue
-            chunk_id, count, packed = row
-            if isinstance(count, int) and isinstance(packed, bytes):
-                vectors = dequantized(packed, count)
-                if vectors is not None:
-                    found[str(plain_id(chunk_id))] = vectors
-        return found
+        rows = await self.db.query_one(SENTENCE_VECTORS, {"chunks": records(wanted)})
+        return sentence_vector_rows(rows)
 
     async def replace(self, new: Mapping[str, ParentChunks]) -> None:
         """Swap the chunks of many parents atomically (old ones stay until the swap commits).

@@ -27,7 +27,7 @@ import numpy.typing as npt
 from open_notebook.db import Database, record, records
 from open_notebook.errors import NotFoundError
 from open_notebook.store._base import plain_id, unique_ids
-from open_notebook.store._chunks import dequantized
+from open_notebook.store._chunks import SENTENCE_VECTORS, sentence_vector_rows, vectors_of
 
 # Catalogs kept: at most this many notebooks and records (~200 bytes a record).
 _MAX_NOTEBOOKS: Final = 64
@@ -133,8 +133,7 @@ RETURN $insight_sources.map(|$s|
     SELECT VALUE {_INSIGHT_ROW} FROM source_insight WHERE source = $s ORDER BY id);
 SELECT VALUE {_NOTE_ROW} FROM $notes;
 SELECT VALUE {_INSIGHT_ROW_WITH_SOURCE} FROM $insights;
-SELECT VALUE [<string> id, sentence_count, sentence_vectors] FROM $chunks
-    WHERE sentence_vectors != NONE;
+{SENTENCE_VECTORS}
 """
 _TEXTS: Final = """
 SELECT VALUE [<string> id, full_text] FROM $sources;
@@ -315,7 +314,7 @@ class ContextReads:
                     int(row[3]),
                     str(row[4]),
                     None if row[5] is None else str(row[5]),
-                    _vectors_of(row[6:]),
+                    vectors_of(row[6:]),
                 )
                 for row in rows or []
                 if isinstance(row, list) and len(row) == width
@@ -333,24 +332,5 @@ def _explicit(
         source_id: _rows(rows, source_id) for source_id, rows in zip(wanted, nested, strict=False)
     }
     return Catalog(
-        _rows(sources), by_source, _rows(notes), _rows(by_id), _sentence_vectors(vectors)
+        _rows(sources), by_source, _rows(notes), _rows(by_id), sentence_vector_rows(vectors)
     )
-
-
-def _sentence_vectors(result: object) -> dict[str, npt.NDArray[np.float32]]:
-    found: dict[str, npt.NDArray[np.float32]] = {}
-    for row in result if isinstance(result, list) else []:
-        vectors = _vectors_of(row[1:]) if isinstance(row, list) and len(row) == 3 else None
-        if vectors is not None:
-            found[str(plain_id(row[0]))] = vectors
-    return found
-
-
-def _vectors_of(fields: Sequence[object]) -> npt.NDArray[np.float32] | None:
-    """``[sentence_count, sentence_vectors]`` as read, or None (not read, none stored)."""
-    if len(fields) != 2:
-        return None
-    count, packed = fields
-    if isinstance(count, int) and isinstance(packed, bytes):
-        return dequantized(packed, count)
-    return None
