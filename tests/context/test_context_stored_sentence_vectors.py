@@ -5,18 +5,18 @@ query, and only where the model was trained on the question's and the chunk's la
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from ingest_support import add_without_sentence_vectors
 from open_notebook.config import Settings
 from open_notebook.context import ContextRequest, build_context
 from open_notebook.embeddings import OnnxMiniLMEmbedder
-from open_notebook.ingest import Extracted, Ingestor, SourceFormat
+from open_notebook.ingest import Ingestor
 from open_notebook.search import SearchService
 from open_notebook.segment import sentences
-from open_notebook.store import Catalog, ChunkText, ContextReader, NewSource, Requested, Store
+from open_notebook.store import Catalog, ChunkText, ContextReader, Requested, Store
 from open_notebook.tokens import BpeTokenCounter
 
 COUNTER = BpeTokenCounter()
@@ -83,9 +83,7 @@ async def _notebook(store: Store, settings: Settings, minilm: OnnxMiniLMEmbedder
     notebook = (await store.notebooks.create("Town")).id
     await ingestor.add_text(notebook, "Town", TOWN)
     await ingestor.add_text(notebook, "Pueblo", PUEBLO)
-    prepared = await ingestor.prepare(Extracted("Club", CLUB, SourceFormat.TEXT))
-    old = [replace(row, sentence_vectors=None) for row in prepared.rows]
-    await store.sources.create(NewSource("Club", CLUB), notebook_ids=[notebook], chunks=old)
+    await add_without_sentence_vectors(store, ingestor, notebook, "Club", CLUB)
     return notebook
 
 

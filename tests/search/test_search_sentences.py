@@ -3,19 +3,17 @@ pure re-ordering, and the search on the real engine and default embedder that ap
 
 from __future__ import annotations
 
-from dataclasses import replace
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from ingest_support import add_without_sentence_vectors
 from open_notebook.config import Settings
 from open_notebook.embeddings import PairedEmbedder
-from open_notebook.ingest import Extracted, Ingestor, SourceFormat
+from open_notebook.ingest import Ingestor
 from open_notebook.search import HitScores, SearchService
 from open_notebook.search._hits import RankedId
 from open_notebook.search._sentences import best_sentences, rerank_by_sentences
-from open_notebook.store import NewSource, Store
+from open_notebook.store import Store
 
 
 def _ranked(*fused: float) -> list[RankedId]:
@@ -80,17 +78,13 @@ ISLAND = (
 
 
 async def test_a_hybrid_search_reads_the_stored_sentences_of_its_top_hits(
-    store: Store, tmp_path: Path, paired_embedder: PairedEmbedder
+    store: Store, settings: Settings, paired_embedder: PairedEmbedder
 ) -> None:
-    settings = Settings(data_dir=tmp_path, database_url="mem://")
     ingestor = Ingestor(store, paired_embedder, settings)
     notebook = (await store.notebooks.create("Town")).id
     await ingestor.add_text(notebook, "Winter", WINTER)
     await ingestor.add_text(notebook, "Ferries", FERRIES)
-    # A source stored before chunks had sentence vectors.
-    prepared = await ingestor.prepare(Extracted("Island", ISLAND, SourceFormat.TEXT))
-    old = [replace(row, sentence_vectors=None) for row in prepared.rows]
-    await store.sources.create(NewSource("Island", ISLAND), notebook_ids=[notebook], chunks=old)
+    await add_without_sentence_vectors(store, ingestor, notebook, "Island", ISLAND)
     service = SearchService(store, paired_embedder, settings)
 
     for question in (
