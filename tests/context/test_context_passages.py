@@ -15,9 +15,14 @@ from open_notebook.context import (
     assemble_passages,
     pack_chunks,
 )
+from open_notebook.context._question.assemble import _fit
+from open_notebook.context._question.board import board_of
+from open_notebook.context._question.choose import Picked, Stop, released
 from open_notebook.context._question.passages import blocks_of, costs_of
+from open_notebook.context._question.repeats import Wording
 from open_notebook.context._question.sentences import drafts_of, one_edit_apart
 from open_notebook.context._question.value import CHUNK_SHARE, COVERAGE_PIVOT, units_of
+from open_notebook.context._render import SEPARATOR
 from open_notebook.search import query_terms
 from open_notebook.segment import sentences
 from open_notebook.text import question_parts
@@ -681,3 +686,81 @@ def test_a_sentence_holding_all_of_one_thing_asked_counts_as_covering_it() -> No
     assert values([])[founded] < values([])[moved]
     # Read as the two things it asks, the founding is all of one of them.
     assert values(parts)[founded] > values(parts)[moved]
+
+
+def test_what_a_chosen_unit_gives_back_is_what_its_rendering_costs() -> None:
+    # Two records; the first's sentences chosen with gaps between some of them.
+    text = " ".join(FILLER[:8])
+    chunks = ranked(
+        [
+            *chunked(record("report", "Annual report"), text, per_chunk=8, overlap=0),
+            *chunked(record("manual", "Manual"), MANUAL, per_chunk=8, overlap=0),
+        ],
+        [0, 1],
+    )
+    units = units_of(chunks, query_terms("turbine blades ice"), type_weights={"source": 1.0})
+    costs = costs_of(COUNTER, RenderFormat.MARKDOWN)
+    board = board_of(units, costs, 0.0, Wording(units))
+    best = max(unit.value for unit in units)
+    # Sentences 0-2 and 4 of the report (3 is left out, so 4 opens a passage) and the manual.
+    chosen = [0, 1, 2, 4, len(units) - 1]
+
+    def counted(indices: list[int]) -> int:
+        blocks = blocks_of(units, indices, best, COUNTER, RenderFormat.MARKDOWN)
+        return COUNTER.count(SEPARATOR.join(block.block for block in blocks))
+
+    whole = counted(chosen)
+    for index in chosen:
+        without = counted([one for one in chosen if one != index])
+        # The costs are charged part by part: within a token or two of the rendering.
+        assert abs(released(units, index, chosen, board, costs) - (whole - without)) <= 2
+    # A sentence between two chosen ones gives back less than its own text: the passage it
+    # joins splits in two, with a number and gap marker between.
+    assert released(units, 1, chosen, board, costs) < board.tokens[1]
+    # The manual's only sentence gives back its label too.
+    alone = len(units) - 1
+    assert released(units, alone, chosen, board, costs) > board.tokens[alone] + costs.handle(
+        units[alone]
+    )
+
+
+def test_over_the_count_the_least_valuable_unit_that_frees_the_room_goes() -> None:
+    first = "The turbine blades ice over in wet air."
+    last = "The turbine blades ice over in cold air."
+    costs = costs_of(COUNTER, RenderFormat.MARKDOWN)
+    for middle in ("It is so.", "It is so, as the crews at the depot have said for many years."):
+        chunks = ranked(
+            [
+                *chunked(record("report", "Report"), f"{first} {middle} {last}", per_chunk=3),
+                *chunked(record("manual", "Manual"), f"{MANUAL} {FILLER[0]}", per_chunk=3),
+            ],
+            [0, 1],
+        )
+        units = units_of(chunks, query_terms("turbine blades ice"), type_weights={"source": 1.0})
+        board = board_of(units, costs, 0.0, Wording(units))
+        best = max(unit.value for unit in units)
+        texts = [unit.text for unit in units]
+        chosen = (texts.index(first), texts.index(middle), texts.index(last), texts.index(MANUAL))
+        # The middle sentence is worth least; what it gives back is its text less the number
+        # and gap marker that would split the passage around it.
+        assert min(chosen, key=lambda index: units[index].value) == texts.index(middle)
+        gives_back = released(units, texts.index(middle), chosen, board, costs)
+        assert gives_back < board.tokens[texts.index(middle)]
+        picked = Picked(chosen, {}, {}, Stop.BUDGET, board.tokens)
+        whole = _fit(units, picked, best, COUNTER, RenderFormat.MARKDOWN, None, {}, board, costs)
+        for over in sorted({max(1, gives_back), max(1, gives_back) + 1}):
+            fitted = _fit(
+                units,
+                picked,
+                best,
+                COUNTER,
+                RenderFormat.MARKDOWN,
+                whole.total - over,
+                {},
+                board,
+                costs,
+            )
+            assert fitted.total <= whole.total - over
+            assert len(fitted.picked.chosen) == len(chosen) - 1
+            # It goes when it frees the room; otherwise a unit that does goes.
+            assert (middle in fitted.rendered) is (gives_back < over)

@@ -22,7 +22,7 @@ from open_notebook.context._manifest import content_hash
 from open_notebook.context._memo import BuildCounter
 from open_notebook.context._model import Dropped, RenderFormat
 from open_notebook.context._payload import Passage
-from open_notebook.context._question.board import Costs, board_of
+from open_notebook.context._question.board import Board, Costs, board_of
 from open_notebook.context._question.choose import (
     DEFAULT_FLOOR,
     Picked,
@@ -31,6 +31,7 @@ from open_notebook.context._question.choose import (
     evidence_gain,
     pick,
     record_lifts,
+    released,
 )
 from open_notebook.context._question.cut import best_index, cut_best, cut_first_fitting
 from open_notebook.context._question.manifest import passage_manifest
@@ -124,7 +125,7 @@ def assemble_passages(
                 seed=seed,
                 board=board,
             )
-            found = _fit(units, picked, best, counter, fmt, budget, lifts)
+            found = _fit(units, picked, best, counter, fmt, budget, lifts, board, costs)
             if fitted is None or found.value > fitted.value:
                 fitted = found
             # Costs are charged part by part and can miss by a few tokens (a sentence that does
@@ -180,8 +181,12 @@ def _fit(
     fmt: RenderFormat,
     budget: int | None,
     lifts: Mapping[str, float],
+    board: Board,
+    costs: Costs,
 ) -> _Fitted:
-    """Render the chosen units and count them; while over budget, the least valuable goes."""
+    """Render the chosen units and count them; while over budget, the least valuable unit that
+    gives back the tokens over it goes (:func:`released`; when none does, the least value per
+    token it gives back)."""
     chosen = list(picked.chosen)
     left_out = dict(picked.left_out)
     while True:
@@ -191,8 +196,18 @@ def _fit(
         if budget is None or total <= budget or not chosen:
             break
         # The estimate missed by a few tokens (text joined across a boundary): the least
-        # valuable unit goes.
-        weakest = min(chosen, key=lambda index: (units[index].value, -index))
+        # valuable unit that gives back that much room goes (a short sentence between two
+        # chosen ones gives back almost nothing: the passage would split around its gap).
+        excess = total - budget
+        freeing = [one for one in chosen if released(units, one, chosen, board, costs) >= excess]
+        weakest = min(
+            freeing or chosen,
+            key=lambda index: (
+                units[index].value
+                / (1 if freeing else max(1, released(units, index, chosen, board, costs))),
+                -index,
+            ),
+        )
         chosen.remove(weakest)
         left_out[weakest] = Reason.BUDGET
     picked = replace(picked, chosen=tuple(chosen), left_out=left_out)

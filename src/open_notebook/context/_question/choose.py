@@ -217,6 +217,31 @@ def pick(
     return Picked(tuple(chosen), left_out, duplicate_of, _stop(left_out), tokens)
 
 
+def released(
+    units: Sequence[Unit], index: int, chosen: Iterable[int], board: Board, costs: Costs
+) -> int:
+    """The tokens a context gives back without the chosen unit ``index``, as :func:`pick`
+    charged them: its text, and what it adds around it (its record's label when it is the
+    record's only unit, a passage number and gap marker when it stands alone). A unit between
+    two chosen ones of one passage gives back its text less the number and gap marker that
+    would open between them."""
+    unit = units[index]
+    others = set(chosen) - {index}
+    tokens = board.tokens[index]
+    if not any(units[other].record.id == unit.record.id for other in others):
+        return tokens + costs.label(unit.record) + costs.handle(unit)
+    left, right = board.layout.left[index], board.layout.right[index]
+    after = units[right] if right is not None and right in others else None
+    if after is not None:
+        moved = costs.join(after) - costs.handle(after)
+        if left is not None and left in others:
+            return tokens + costs.join(unit) + moved - costs.gap
+        return tokens + moved + costs.handle(unit)
+    if left is not None and left in others:
+        return tokens + costs.join(unit)
+    return tokens + costs.handle(unit) + costs.gap
+
+
 def evidence_gain(
     units: Sequence[Unit], chosen: Iterable[int], lifts: Mapping[str, float]
 ) -> float:
