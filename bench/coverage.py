@@ -19,7 +19,7 @@ answer stays canned. Without it the canned model's replies are no translation, a
 is searched and judged only as asked.
 
 ``--out``: every ask as a JSON line (set, question, where it was asked, coverage score, refused,
-evidence sent), to read the errors.
+evidence sent, the passages of its context), to read the errors.
 """
 
 from __future__ import annotations
@@ -86,6 +86,7 @@ def line(data: str, question: str, asked_of: str, done: DoneEvent, sent: bool) -
             "coverage_score": round(done.coverage_score, 4),
             "refused": done.refused,
             "evidence_sent": sent,
+            "passages": [one.text for one in done.passages],
         },
         ensure_ascii=False,
     )
