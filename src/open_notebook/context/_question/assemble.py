@@ -199,15 +199,19 @@ def _fit(
         # valuable unit that gives back that much room goes (a short sentence between two
         # chosen ones gives back almost nothing: the passage would split around its gap).
         excess = total - budget
-        freeing = [one for one in chosen if released(units, one, chosen, board, costs) >= excess]
-        weakest = min(
-            freeing or chosen,
-            key=lambda index: (
-                units[index].value
-                / (1 if freeing else max(1, released(units, index, chosen, board, costs))),
-                -index,
-            ),
+        by_value = sorted(chosen, key=lambda index: (units[index].value, -index))
+        weakest = next(
+            (one for one in by_value if released(units, one, chosen, board, costs) >= excess),
+            None,
         )
+        if weakest is None:
+            weakest = min(
+                chosen,
+                key=lambda index: (
+                    units[index].value / max(1, released(units, index, chosen, board, costs)),
+                    -index,
+                ),
+            )
         chosen.remove(weakest)
         left_out[weakest] = Reason.BUDGET
     picked = replace(picked, chosen=tuple(chosen), left_out=left_out)
