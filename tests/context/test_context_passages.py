@@ -689,21 +689,26 @@ def test_a_sentence_holding_all_of_one_thing_asked_counts_as_covering_it() -> No
 
 
 def test_what_a_chosen_unit_gives_back_is_what_its_rendering_costs() -> None:
-    # Two records; the first's sentences chosen with gaps between some of them.
+    # Three records, two of them under one label; the first's sentences chosen with gaps
+    # between some of them.
     text = " ".join(FILLER[:8])
+    digest = "The digest says the blades ice over in wet winter air."
     chunks = ranked(
         [
             *chunked(record("report", "Annual report"), text, per_chunk=8, overlap=0),
             *chunked(record("manual", "Manual"), MANUAL, per_chunk=8, overlap=0),
+            *chunked(record("digest", "Annual report"), digest, per_chunk=8, overlap=0),
         ],
-        [0, 1],
+        [0, 1, 2],
     )
     units = units_of(chunks, query_terms("turbine blades ice"), type_weights={"source": 1.0})
     costs = costs_of(COUNTER, RenderFormat.MARKDOWN)
     board = board_of(units, costs, 0.0, Wording(units))
     best = max(unit.value for unit in units)
-    # Sentences 0-2 and 4 of the report (3 is left out, so 4 opens a passage) and the manual.
-    chosen = [0, 1, 2, 4, len(units) - 1]
+    texts = [unit.text for unit in units]
+    # Sentences 0-2 and 4 of the report (3 is left out, so 4 opens a passage), the manual and
+    # the digest (under the report's label).
+    chosen = [0, 1, 2, 4, texts.index(MANUAL), texts.index(digest)]
 
     def counted(indices: list[int]) -> int:
         blocks = blocks_of(units, indices, best, COUNTER, RenderFormat.MARKDOWN)
@@ -717,10 +722,14 @@ def test_what_a_chosen_unit_gives_back_is_what_its_rendering_costs() -> None:
     # A sentence between two chosen ones gives back less than its own text: the passage it
     # joins splits in two, with a number and gap marker between.
     assert released(units, 1, chosen, board, costs) < board.tokens[1]
-    # The manual's only sentence gives back its label too.
-    alone = len(units) - 1
+    # The manual's only sentence gives back its label too; the digest's, only the blank line
+    # between the records under the report's label.
+    alone, shared = texts.index(MANUAL), texts.index(digest)
     assert released(units, alone, chosen, board, costs) > board.tokens[alone] + costs.handle(
         units[alone]
+    )
+    assert released(units, shared, chosen, board, costs) == (
+        board.tokens[shared] + costs.separator + costs.handle(units[shared])
     )
 
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -128,24 +129,15 @@ def pick(
 
     def cost(index: int) -> int:
         unit = units[index]
-        if unit.record.id not in started:
-            if costs.label_key(unit.record) in labels:
-                return tokens[index] + costs.separator + costs.handle(unit)
-            return tokens[index] + costs.label(unit.record) + costs.handle(unit)
-        left, right = layout.left[index], layout.right[index]
-        joins_left = left is not None and left in picked
-        # The chosen unit right after this one, whose passage this one would open.
-        next_chosen = units[right] if right is not None and right in picked else None
-        if next_chosen is not None:
-            # Its passage's number moves onto this unit, or, when this unit also continues the
-            # passage before, the two passages become one: its number and the gap go.
-            moved = costs.join(next_chosen) - costs.handle(next_chosen)
-            if joins_left:
-                return tokens[index] + costs.join(unit) + moved - costs.gap
-            return tokens[index] + moved + costs.handle(unit)
-        if joins_left:
-            return tokens[index] + costs.join(unit)
-        return tokens[index] + costs.handle(unit) + costs.gap
+        return added_tokens(
+            units,
+            index,
+            picked,
+            board,
+            costs,
+            opens_record=unit.record.id not in started,
+            label_paid=costs.label_key(unit.record) in labels,
+        )
 
     version = [0] * len(units)
     heap: list[tuple[float, int, int]] = []
@@ -217,29 +209,62 @@ def pick(
     return Picked(tuple(chosen), left_out, duplicate_of, _stop(left_out), tokens)
 
 
+def added_tokens(
+    units: Sequence[Unit],
+    index: int,
+    others: AbstractSet[int],
+    board: Board,
+    costs: Costs,
+    *,
+    opens_record: bool,
+    label_paid: bool,
+) -> int:
+    """What unit ``index`` adds to a context holding the units ``others``: its text, and its
+    record's label when it opens the record (or only the blank line between records when the
+    label is paid), a passage number and gap marker when it continues no chosen neighbour, the
+    line break to the one it continues; a unit between two chosen ones joins their passages,
+    saving the number and gap marker between them."""
+    unit = units[index]
+    tokens = board.tokens[index]
+    if opens_record:
+        if label_paid:
+            return tokens + costs.separator + costs.handle(unit)
+        return tokens + costs.label(unit.record) + costs.handle(unit)
+    left, right = board.layout.left[index], board.layout.right[index]
+    joins_left = left is not None and left in others
+    # The chosen unit right after this one, whose passage this one would open.
+    next_chosen = units[right] if right is not None and right in others else None
+    if next_chosen is not None:
+        # Its passage's number moves onto this unit, or, when this unit also continues the
+        # passage before, the two passages become one: its number and the gap go.
+        moved = costs.join(next_chosen) - costs.handle(next_chosen)
+        if joins_left:
+            return tokens + costs.join(unit) + moved - costs.gap
+        return tokens + moved + costs.handle(unit)
+    if joins_left:
+        return tokens + costs.join(unit)
+    return tokens + costs.handle(unit) + costs.gap
+
+
 def released(
     units: Sequence[Unit], index: int, chosen: Iterable[int], board: Board, costs: Costs
 ) -> int:
-    """The tokens a context gives back without the chosen unit ``index``, as :func:`pick`
-    charged them: its text, and what it adds around it (its record's label when it is the
-    record's only unit, a passage number and gap marker when it stands alone). A unit between
-    two chosen ones of one passage gives back its text less the number and gap marker that
-    would open between them."""
+    """The tokens a context of the ``chosen`` units gives back without unit ``index``, as
+    :func:`pick` charged them (:func:`added_tokens` with the others chosen): a short sentence
+    between two chosen ones gives back its text less the number and gap marker that open
+    between them, a record's only unit its label too, unless another record shows the label."""
     unit = units[index]
     others = set(chosen) - {index}
-    tokens = board.tokens[index]
-    if not any(units[other].record.id == unit.record.id for other in others):
-        return tokens + costs.label(unit.record) + costs.handle(unit)
-    left, right = board.layout.left[index], board.layout.right[index]
-    after = units[right] if right is not None and right in others else None
-    if after is not None:
-        moved = costs.join(after) - costs.handle(after)
-        if left is not None and left in others:
-            return tokens + costs.join(unit) + moved - costs.gap
-        return tokens + moved + costs.handle(unit)
-    if left is not None and left in others:
-        return tokens + costs.join(unit)
-    return tokens + costs.handle(unit) + costs.gap
+    key = costs.label_key(unit.record)
+    return added_tokens(
+        units,
+        index,
+        others,
+        board,
+        costs,
+        opens_record=all(units[other].record.id != unit.record.id for other in others),
+        label_paid=any(costs.label_key(units[other].record) == key for other in others),
+    )
 
 
 def evidence_gain(
