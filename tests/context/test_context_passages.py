@@ -16,8 +16,8 @@ from open_notebook.context import (
     pack_chunks,
 )
 from open_notebook.context._question.assemble import _fit
-from open_notebook.context._question.board import board_of
-from open_notebook.context._question.choose import Picked, Stop, released
+from open_notebook.context._question.board import board_of, released
+from open_notebook.context._question.choose import Picked, Stop
 from open_notebook.context._question.passages import blocks_of, costs_of
 from open_notebook.context._question.repeats import Wording
 from open_notebook.context._question.sentences import drafts_of, one_edit_apart

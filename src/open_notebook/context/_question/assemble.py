@@ -22,7 +22,7 @@ from open_notebook.context._manifest import content_hash
 from open_notebook.context._memo import BuildCounter
 from open_notebook.context._model import Dropped, RenderFormat
 from open_notebook.context._payload import Passage
-from open_notebook.context._question.board import Board, Costs, board_of
+from open_notebook.context._question.board import Board, Costs, board_of, released
 from open_notebook.context._question.choose import (
     DEFAULT_FLOOR,
     Picked,
@@ -31,7 +31,6 @@ from open_notebook.context._question.choose import (
     evidence_gain,
     pick,
     record_lifts,
-    released,
 )
 from open_notebook.context._question.cut import best_index, cut_best, cut_first_fitting
 from open_notebook.context._question.manifest import passage_manifest

@@ -37,12 +37,11 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from open_notebook.context._question.board import Board, Costs, board_of
+from open_notebook.context._question.board import Board, Costs, added_tokens, board_of
 from open_notebook.context._question.repeats import Seen, Wording
 from open_notebook.context._question.value import Unit
 
@@ -207,64 +206,6 @@ def pick(
                 left_out[index] = Reason.DUPLICATE_OF
                 duplicate_of[index] = repeat
     return Picked(tuple(chosen), left_out, duplicate_of, _stop(left_out), tokens)
-
-
-def added_tokens(
-    units: Sequence[Unit],
-    index: int,
-    others: AbstractSet[int],
-    board: Board,
-    costs: Costs,
-    *,
-    opens_record: bool,
-    label_paid: bool,
-) -> int:
-    """What unit ``index`` adds to a context holding the units ``others``: its text, and its
-    record's label when it opens the record (or only the blank line between records when the
-    label is paid), a passage number and gap marker when it continues no chosen neighbour, the
-    line break to the one it continues; a unit between two chosen ones joins their passages,
-    saving the number and gap marker between them."""
-    unit = units[index]
-    tokens = board.tokens[index]
-    if opens_record:
-        if label_paid:
-            return tokens + costs.separator + costs.handle(unit)
-        return tokens + costs.label(unit.record) + costs.handle(unit)
-    left, right = board.layout.left[index], board.layout.right[index]
-    joins_left = left is not None and left in others
-    # The chosen unit right after this one, whose passage this one would open.
-    next_chosen = units[right] if right is not None and right in others else None
-    if next_chosen is not None:
-        # Its passage's number moves onto this unit, or, when this unit also continues the
-        # passage before, the two passages become one: its number and the gap go.
-        moved = costs.join(next_chosen) - costs.handle(next_chosen)
-        if joins_left:
-            return tokens + costs.join(unit) + moved - costs.gap
-        return tokens + moved + costs.handle(unit)
-    if joins_left:
-        return tokens + costs.join(unit)
-    return tokens + costs.handle(unit) + costs.gap
-
-
-def released(
-    units: Sequence[Unit], index: int, chosen: Iterable[int], board: Board, costs: Costs
-) -> int:
-    """The tokens a context of the ``chosen`` units gives back without unit ``index``, as
-    :func:`pick` charged them (:func:`added_tokens` with the others chosen): a short sentence
-    between two chosen ones gives back its text less the number and gap marker that open
-    between them, a record's only unit its label too, unless another record shows the label."""
-    unit = units[index]
-    others = set(chosen) - {index}
-    key = costs.label_key(unit.record)
-    return added_tokens(
-        units,
-        index,
-        others,
-        board,
-        costs,
-        opens_record=all(units[other].record.id != unit.record.id for other in others),
-        label_paid=any(costs.label_key(units[other].record) == key for other in others),
-    )
 
 
 def evidence_gain(
