@@ -172,3 +172,12 @@ def test_the_evidence_is_looked_for_first_in_the_record_the_builder_valued_most(
     # Numbers of no passage: every passage, as without them.
     nowhere = check_answer(QUESTION, sentences, passages, scorer, best={9})
     assert nowhere is not None and nowhere.evidence == anywhere.evidence
+
+
+def test_an_answer_that_asks_does_not_answer(scorer: SupportScorer) -> None:
+    # "make" is a word the question does not hold: by its terms alone it says something new.
+    asked = _judged(scorer, "Does a cold kitchen make a loaf dense? [2]", YES_NO)
+    assert asked.echoes and not asked.answers
+    assert asked.reason is OffQuestion.RESTATES
+    said = _judged(scorer, "A cold kitchen makes a loaf dense. [2]", YES_NO)
+    assert not said.echoes

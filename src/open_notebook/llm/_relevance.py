@@ -42,6 +42,9 @@ from open_notebook.text import polarity_words
 ANSWER_BAR: Final = 0.3
 # A second source counts with the best when it holds the answer's sentence nearly as well.
 SECOND_SOURCE: Final = 0.8
+# The marks that end a question (Spanish opens with "¿" and ends with "?"): the Latin one, the
+# full-width one of Chinese and Japanese, Greek's and Arabic's.
+_ASKING: Final = ("?", "？", "\u037e", "؟")
 
 
 class OffQuestion(StrEnum):
@@ -143,10 +146,14 @@ def check_answer(
 
 
 def _echoes(question: str, claims: Sequence[str], scorer: SupportScorer, language: str) -> bool:
-    """The answer says the question back: none of its terms is new to the question, and it adds
-    no word of polarity. The answer is written in the asker's language, so both are read in it
-    alone (read in the notebook's too, a function word of the asker's language that the
-    notebook's does not list, "car" in an English notebook, would count as a new term)."""
+    """The answer says the question back: every sentence of it asks (a question asked back, in
+    other words or spelled otherwise, "routière" for "routiere", is no answer), or none of its
+    terms is new to the question and it adds no word of polarity. The answer is written in the
+    asker's language, so both are read in it alone (read in the notebook's too, a function word
+    of the asker's language that the notebook's does not list, "car" in an English notebook,
+    would count as a new term)."""
+    if all(claim.rstrip().endswith(_ASKING) for claim in claims):
+        return True
     said = frozenset().union(*(scorer.terms_in(claim, language) for claim in claims))
     turned = frozenset().union(*(polarity_words(claim) for claim in claims))
     return (
