@@ -19,7 +19,9 @@ NP-complete." for which hierarchy does): every sentence is in a passage, since t
 are, and its sources hold the whole question. An answer none of whose terms is new to the
 question, and that adds no word of polarity to it ("yes", "not", "jamais":
 :mod:`open_notebook.text._polarity`, since the terms leave stop words out), is flagged as an echo;
-an answer without any term is not judged.
+an answer without any term is not judged. An answer that only asks (every sentence of it ends
+with a question mark) is an echo too, whatever its terms: a question asked back in other words,
+or with its accents where the asker typed none, holds terms the question does not.
 """
 
 from __future__ import annotations
