@@ -186,6 +186,25 @@ def test_a_number_the_passage_does_not_hold_voids_its_support(scorer: SupportSco
     assert numbers_in("In 1,066 and 3.50, the 10th.") == {"1066", "1.066", "3.5", "10"}
 
 
+def test_a_year_said_short_is_held_by_a_passage_that_writes_it_in_full(
+    scorer: SupportScorer,
+) -> None:
+    question = "How many records were sold a year in the 30s?"
+    full = passage(
+        3, "source:records", "In the 1930s fewer than 3 million records were sold a year."
+    )
+    covered = check_coverage(question, (full,), scorer)
+    assert covered.coverage is Coverage.OK
+    # Another decade does not hold it, nor does a number that is not a year written in full.
+    for text in (
+        "In the 1940s fewer than 3 million records were sold a year.",
+        "In 1,930 shops fewer than 3 million records were sold a year.",
+        "In 1930.5 fewer than 3 million records were sold a year.",
+    ):
+        assert check_coverage(question, (passage(3, "source:records", text),), scorer).score == 0
+    assert "5" not in numbers_in("Born in 1905.")
+
+
 def test_a_mark_at_the_start_of_a_line_belongs_to_the_sentence_it_opens(
     scorer: SupportScorer,
 ) -> None:

@@ -76,6 +76,11 @@ ANSWER_LEVEL: Final = 0.7255
 # Digits, with marks between groups of them (thousands or a decimal part); "10th" holds 10.
 _NUMBER: Final = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)*")
 _MARK: Final = re.compile(r"[.,]")
+# A year written in full, four bare digits from 1000 to 2099: it also holds its last two digits
+# when they are 10 or more, the way a year or a decade is said short ("les années 30", "in
+# '55", "los 80"), so a question saying it short is not vetoed by the passage that says it in
+# full.
+_FULL_YEAR: Final = re.compile(r"(?<![\d.,])(?:1\d|20)\d\d(?![\d]|[.,]\d)")
 
 
 _CLAUSE_BREAK: Final = re.compile(r"\s*[,;:()«»“”\"—–]\s*")
@@ -135,8 +140,13 @@ def number_readings(text: str) -> tuple[frozenset[str], ...]:
 def numbers_in(text: str) -> frozenset[str]:
     """Every value the numbers written in ``text`` may mean, normalized (``1,066``,
     ``1.066`` and ``1066`` all hold 1066), and the small ones it spells out (``five`` holds 5,
-    :func:`open_notebook.text.spelled_numbers`): what a passage holds."""
-    return frozenset().union(*number_readings(text), spelled_numbers(text))
+    :func:`open_notebook.text.spelled_numbers`): what a passage holds. A year written in full
+    also holds its last two digits (``1930`` holds the 30 of "les années 30")."""
+    folded = unicodedata.normalize("NFKC", text)
+    short = {match.group()[2:] for match in _FULL_YEAR.finditer(folded)}
+    return frozenset().union(
+        *number_readings(text), spelled_numbers(text), (one for one in short if one[0] != "0")
+    )
 
 
 def holds_numbers(needed: Sequence[frozenset[str]], held: frozenset[str]) -> bool:
