@@ -270,6 +270,7 @@ EXPORTS: dict[str, list[str]] = {
         "runtime_features",
         "read_gguf_header",
         "split_sentences",
+        "answer_translation_request",
         "question_translator",
         "translate_question",
         "unresolved",

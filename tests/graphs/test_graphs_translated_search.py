@@ -11,6 +11,7 @@ from pathlib import Path
 
 from graphs_support import loopback_settings, sent_messages
 
+from open_notebook.chat import DoneEvent, ask_notebook
 from open_notebook.chat._contexts import notebook_context_factory, source_context_factory
 from open_notebook.config import Settings
 from open_notebook.embeddings import FakeEmbedder
@@ -123,3 +124,57 @@ async def test_a_source_asked_in_another_language_is_read_with_the_translation(
         assert "frequent feeds" in payload.passages[0].text
         assert (await build(90)).request.query == TRANSLATION
         assert len(seeded.server.requests) == 1
+
+
+async def test_a_question_searched_in_translation_is_answered_in_it_then_put_into_the_askers(
+    tmp_path: Path,
+) -> None:
+    """The model answers the translation, in the notebook's language, from the passages; that
+    answer is then put into the asker's language, marks kept, and it is what the reader gets.
+    (The loopback model replies with one text to every request: which requests it got, and in
+    what order, is what is checked.)"""
+    async with bread(tmp_path, TRANSLATION, ("Maintaining a starter", REVIVING)) as seeded:
+        llm = create_language_model(seeded.settings)
+        done = [
+            event
+            async for event in ask_notebook(
+                seeded.store,
+                FakeEmbedder(),
+                llm,
+                seeded.settings,
+                notebook_id=seeded.notebook_id,
+                question=SPANISH,
+            )
+            if isinstance(event, DoneEvent)
+        ][-1]
+        requests = [sent_messages(one) for one in seeded.server.requests]
+        assert len(requests) == 3
+        # 1: the question into English, to search with.
+        assert requests[0][-1].content == SPANISH
+        # 2: the answer, asked for the translation, in English.
+        answer_turn = requests[1][-1].content
+        assert f"Question: {TRANSLATION}" in answer_turn and SPANISH not in answer_turn
+        assert "written in English" in answer_turn and "frequent feeds" in answer_turn
+        # 3: that answer, into Spanish.
+        system, user = requests[2]
+        assert "into Spanish" in system.content and "square brackets" in system.content
+        assert user.content == TRANSLATION
+        assert done.answer == TRANSLATION
+
+
+async def test_a_question_in_the_notebooks_language_is_answered_in_one_request(
+    tmp_path: Path,
+) -> None:
+    async with bread(tmp_path, "Feed it. [1]", ("Maintaining a starter", REVIVING)) as seeded:
+        events = ask_notebook(
+            seeded.store,
+            FakeEmbedder(),
+            create_language_model(seeded.settings),
+            seeded.settings,
+            notebook_id=seeded.notebook_id,
+            question="How do I save a neglected starter?",
+        )
+        done = [event async for event in events if isinstance(event, DoneEvent)][-1]
+        assert len(seeded.server.requests) == 1
+        assert "written in English" in sent_messages(seeded.server.requests[0])[-1].content
+        assert done.answer == "Feed it. [1]"

@@ -40,11 +40,13 @@ from open_notebook.llm import (
     Role,
     SupportScorer,
     TokenPlan,
+    answer_translation_request,
     attribute,
     check_answer,
     check_citations,
     check_coverage,
     check_request_fits,
+    collect,
     marked_sentences,
     number_passages,
     parse_marks,
@@ -292,17 +294,26 @@ def _searched_as(context: FittedContext, question: str) -> str | None:
 
 
 async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
-    """Send the framed request and stream the answer's deltas to the caller as they come."""
+    """Send the framed request and stream the answer's deltas to the caller as they come.
+
+    A question searched in the notebook's language (a translation, see :func:`_searched_as`) is
+    answered in that language, from the translation, and the answer is then put into the
+    asker's language, which is what streams (:mod:`open_notebook.llm._translate`)."""
     if state.refused:
         return {}
     deps = deps_of(config)
     context = state.context or empty_context()
+    searched = _searched_as(context, state.question) if state.language else None
+    asked = searched or state.question
+    language = deps.languages.name(deps.languages.detect(searched)) if searched else ""
+    if language == state.language:
+        asked, language = state.question, ""
     messages = frame(
-        state.question,
+        asked,
         state.history,
         context.rendered,
         question_first=deps.question_first,
-        language=state.language,
+        language=language or state.language,
     )
     used = await asyncio.to_thread(check_request_fits, deps.llm, messages, deps.answer_tokens)
     write = get_stream_writer()
@@ -310,13 +321,18 @@ async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any
     # The sentences of this request's passages that best match the question: a model that can
     # be held to quoting answers with one of them and its mark (the attribution still judges
     # it).
-    quotes = await asyncio.to_thread(quote_choices, state.question, state.seen, deps.scorer)
+    quotes = await asyncio.to_thread(quote_choices, asked, state.seen, deps.scorer)
     stream = deps.llm.stream(
         messages,
         max_tokens=deps.answer_tokens,
         quote=quotes,
         cite=[one.number for one in state.seen],
     )
+    draft = ""
+    if language:
+        draft = (await collect(stream)).strip()
+        request = answer_translation_request(draft, state.language)
+        stream = deps.llm.stream(request, max_tokens=2 * deps.answer_tokens)
     literal = LiteralStream()
     async for delta in stream:
         shown = literal.feed(delta)
@@ -327,7 +343,12 @@ async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any
     if rest:
         parts.append(rest)
         write({"token": rest})
-    return {"answer": "".join(parts).strip(), "request_tokens": used}
+    answer = "".join(parts).strip()
+    if not answer and draft:
+        # No translation came back: the answer in the passages' language beats none.
+        write({"token": draft})
+        answer = draft
+    return {"answer": answer, "request_tokens": used}
 
 
 async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:

@@ -59,7 +59,11 @@ from open_notebook.llm._quotes import (
 from open_notebook.llm._relevance import ANSWER_BAR, AnswerCheck, OffQuestion, check_answer
 from open_notebook.llm._support import SUPPORT_BAR, SupportMatrix, SupportScorer, numbers_in
 from open_notebook.llm._templates import chatml_prompt, gemma_prompt
-from open_notebook.llm._translate import question_translator, translate_question
+from open_notebook.llm._translate import (
+    answer_translation_request,
+    question_translator,
+    translate_question,
+)
 from open_notebook.llm._types import ChatMessage, LanguageModel, Role, collect
 
 __all__ = [
@@ -124,6 +128,7 @@ __all__ = [
     "runtime_features",
     "read_gguf_header",
     "split_sentences",
+    "answer_translation_request",
     "question_translator",
     "translate_question",
     "unresolved",

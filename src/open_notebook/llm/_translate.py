@@ -9,9 +9,17 @@ question into the notebook's language in the words the notebook's own titles use
 things (the titles of the first hits: without them the 1.5B rendered "masa madre" as "mother's
 bread"), and the translation is searched beside the question.
 
-The translation is for search and for the coverage check only: the answer is still asked for,
-and written, in the asker's language, from the question as asked. A reply that is not one line
-in the notebook's language, or that carries a citation mark, is not taken.
+A reply that is not one line in the notebook's language, or that carries a citation mark, is not
+taken.
+
+The translation is searched and judged, and it is also what the model answers: a small model
+reading passages in one language and writing in another misreads them (the 1.5B answered
+"Los normandos eran cristianos." where the passage says Catholicism). It answers the
+translation in the passages' language, and that answer is then put into the asker's language
+(:func:`answer_translation_request`), its marks kept: on squad-es-on-en (Spanish questions,
+English articles; 60 questions, `bench/answers`) the gold answer rose from 0.483 to 0.583 of
+answers and supported sentences from 0.900 to 0.950. The answer's first word then waits for the
+whole draft.
 """
 
 from __future__ import annotations
@@ -50,6 +58,16 @@ def translation_request(question: str, language: str, titles: Sequence[str]) -> 
     if shown:
         instruction += f"\n\nTitles: {shown}"
     return [ChatMessage(Role.SYSTEM, instruction), ChatMessage(Role.USER, question)]
+
+
+def answer_translation_request(answer: str, language: str) -> list[ChatMessage]:
+    """The messages that ask for ``answer`` in ``language`` (a language's English name), every
+    citation mark where it stands."""
+    instruction = (
+        f"Translate the user's text into {language}. Keep every number in square brackets "
+        "exactly as it is, at the end of its sentence. Reply with the translation only."
+    )
+    return [ChatMessage(Role.SYSTEM, instruction), ChatMessage(Role.USER, answer)]
 
 
 async def translate_question(
