@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Final
@@ -331,8 +331,7 @@ async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any
     draft = ""
     if language:
         draft = (await collect(stream)).strip()
-        request = answer_translation_request(draft, state.language)
-        stream = deps.llm.stream(request, max_tokens=2 * deps.answer_tokens)
+        stream = _translated(deps.llm, draft, state.language, 2 * deps.answer_tokens)
     literal = LiteralStream()
     async for delta in stream:
         shown = literal.feed(delta)
@@ -349,6 +348,19 @@ async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any
         write({"token": draft})
         answer = draft
     return {"answer": answer, "request_tokens": used}
+
+
+async def _translated(
+    llm: LanguageModel, draft: str, language: str, max_tokens: int
+) -> AsyncIterator[str]:
+    """``draft`` put into ``language`` (its name), as the model streams it; nothing for an empty
+    draft (asked to translate nothing, a model writes something)."""
+    if not draft:
+        return
+    async for delta in llm.stream(
+        answer_translation_request(draft, language), max_tokens=max_tokens
+    ):
+        yield delta
 
 
 async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
