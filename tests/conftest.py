@@ -60,8 +60,9 @@ async def store(settings: Settings) -> AsyncIterator[Store]:
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
-    # The embedded engine can abort the interpreter during its own teardown (DESIGN.md: SIGABRT at
-    # exit) after every result is safe. Leave with pytest's own status before that teardown runs.
+    # The embedded engine can abort the interpreter during its own teardown (docs/limits.md:
+    # SIGABRT at exit) after every result is safe. Leave with pytest's own status before that
+    # teardown runs.
     status = getattr(config, "_open_notebook_exitstatus", None)
     if status is None:
         return

@@ -18,7 +18,8 @@ from open_notebook.context import ContextMemo
 from open_notebook.store import Store, open_store
 from open_notebook.tokens import BpeTokenCounter, TokenCounter
 
-# The embedded engine can abort the interpreter at exit unless given time to settle (DESIGN.md).
+# The embedded engine can abort the interpreter at exit unless given time to settle
+# (docs/limits.md).
 _SETTLE_SECONDS: Final = 0.2
 
 
@@ -106,8 +107,8 @@ async def get_store() -> Store:
 async def shutdown() -> None:
     """Close the default store and let the embedded engine settle before the interpreter exits.
 
-    The embedded engine can abort the process during interpreter teardown (DESIGN.md); closing the
-    connection and giving its background threads a moment to stop avoids that.
+    The embedded engine can abort the process during interpreter teardown (docs/limits.md);
+    closing the connection and giving its background threads a moment to stop avoids that.
     """
     await reset()
     await asyncio.sleep(_SETTLE_SECONDS)

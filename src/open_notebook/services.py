@@ -30,7 +30,8 @@ from open_notebook.tokens import BpeTokenCounter, TokenCounter
 
 log = logging.getLogger(__name__)
 
-# The embedded engine can abort the interpreter at exit unless given time to settle (DESIGN.md).
+# The embedded engine can abort the interpreter at exit unless given time to settle
+# (docs/limits.md).
 SETTLE_SECONDS = 0.5
 
 

@@ -3,7 +3,7 @@
 ``app`` is the Typer application (tests drive it with ``CliRunner`` and it returns normally);
 ``run()`` is the console script: it runs ``app`` and then leaves through ``os._exit`` after
 flushing, because the embedded SurrealDB engine can abort the interpreter during its own teardown
-(DESIGN.md) after every result is already safe.
+(docs/limits.md) after every result is already safe.
 """
 
 from __future__ import annotations
