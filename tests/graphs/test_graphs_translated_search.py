@@ -178,3 +178,60 @@ async def test_a_question_in_the_notebooks_language_is_answered_in_one_request(
         assert len(seeded.server.requests) == 1
         assert "written in English" in sent_messages(seeded.server.requests[0])[-1].content
         assert done.answer == "Feed it. [1]"
+
+
+async def _asked_in_spanish(seeded: Bread, *replies: str) -> DoneEvent:
+    seeded.server.replies = list(replies)
+    events = ask_notebook(
+        seeded.store,
+        FakeEmbedder(),
+        create_language_model(seeded.settings),
+        seeded.settings,
+        notebook_id=seeded.notebook_id,
+        question=SPANISH,
+    )
+    return [event async for event in events if isinstance(event, DoneEvent)][-1]
+
+
+async def test_a_translated_answer_is_judged_on_what_the_model_wrote_from_the_passages(
+    tmp_path: Path,
+) -> None:
+    """Whether it answers is read on the draft, in the passages' language, against the question
+    it answered: its terms meet the passages' own, which the asker's words cannot."""
+    sources = [("Grains", GRAINS), ("Maintaining a starter", REVIVING)]
+    draft = "A neglected starter is saved with small, frequent feeds in a warm spot. [1]"
+    shown = "Una masa madre descuidada se salva con tomas pequeñas y frecuentes. [1]"
+    async with bread(tmp_path, "", *sources) as seeded:
+        done = await _asked_in_spanish(seeded, TRANSLATION, draft, shown)
+        assert done.answer == shown
+        assert done.answer_check is not None and done.answer_check.answers
+        assert done.off_question is None
+
+        # A draft from the wrong passage does not answer, in whatever words it is put.
+        off = "A rye dough kept at 14 degrees ferments for 3 hours. [1]"
+        put = "Una masa de centeno a 14 grados fermenta 3 horas. [1]"
+        done = await _asked_in_spanish(seeded, TRANSLATION, off, put)
+        assert done.answer_check is not None and not done.answer_check.answers
+
+
+async def test_a_translation_that_says_the_question_back_is_no_answer(tmp_path: Path) -> None:
+    draft = "A neglected starter is saved with small, frequent feeds in a warm spot. [1]"
+    async with bread(tmp_path, "", ("Maintaining a starter", REVIVING)) as seeded:
+        done = await _asked_in_spanish(seeded, TRANSLATION, draft, SPANISH)
+        assert done.answer_check is not None and done.answer_check.echoes
+        assert not done.answer_check.answers
+
+
+async def test_a_draft_that_repeats_the_translation_searched_can_still_answer(
+    tmp_path: Path,
+) -> None:
+    """The translation searched can carry the hits' own words, which a right draft repeats; the
+    text the reader gets is what is read for saying the question back."""
+    searched = "How do I save a neglected starter in a warm spot?"
+    draft = "A neglected starter is saved in a warm spot. [1]"
+    shown = "Una masa madre descuidada se salva en un sitio cálido. [1]"
+    async with bread(tmp_path, "", ("Maintaining a starter", REVIVING)) as seeded:
+        done = await _asked_in_spanish(seeded, searched, draft, shown)
+        assert done.answer == shown
+        assert done.answer_check is not None and done.answer_check.answers
+        assert not done.answer_check.echoes

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Final
@@ -26,6 +26,7 @@ from open_notebook.graphs._notices import coverage_notice, nearest_heading, off_
 from open_notebook.graphs._prompt import frame
 from open_notebook.graphs._sessions import ChatSessions, SessionKind, StoredMessage, Turn
 from open_notebook.llm import (
+    ANSWER_BAR,
     MIN_CONTEXT_TOKENS,
     AnswerCheck,
     AttributedSentence,
@@ -109,6 +110,9 @@ class ChatState:
     off_question: str | None = None
     request_tokens: int = 0
     answer: str = ""
+    # The answer as the model wrote it from the passages, in their language, when it was then put
+    # into the asker's (``answer``); "" otherwise.
+    draft: str = ""
     citations: list[Citation] = field(default_factory=list)
     sentences: tuple[AttributedSentence, ...] = ()
 
@@ -347,7 +351,7 @@ async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any
         # No translation came back: the answer in the passages' language beats none.
         write({"token": draft})
         answer = draft
-    return {"answer": answer, "request_tokens": used}
+    return {"answer": answer, "draft": draft, "request_tokens": used}
 
 
 async def _translated(
@@ -393,13 +397,26 @@ async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[
     )
     searched = _searched_as(context, state.question)
     if searched is not None and check is not None:
-        other = await asyncio.to_thread(
-            partial(check_answer, best=best), searched, sentences, state.seen, deps.scorer
-        )
-        if other is not None and other.score > check.score:
-            # The answer is in the asker's language: whether it only says the question back is
-            # read against the asker's wording.
-            check = replace(other, answers=other.answers and not check.echoes, echoes=check.echoes)
+        if state.draft:
+            drafted = await asyncio.to_thread(
+                partial(_check_draft, covered=covered, best=best),
+                state.draft,
+                searched,
+                index,
+                state.seen,
+                deps.scorer,
+            )
+        else:
+            drafted = await asyncio.to_thread(
+                partial(check_answer, best=best), searched, sentences, state.seen, deps.scorer
+            )
+            drafted = drafted if drafted is not None and drafted.score > check.score else None
+        if drafted is not None:
+            # Whether the answer says the question back is read on the text the reader gets,
+            # against the question as asked: the translation searched can carry the hits' words
+            # (a title's "Southern California"), which a right draft then repeats.
+            answers = drafted.score >= ANSWER_BAR and not drafted.unheld and not check.echoes
+            check = replace(drafted, answers=answers, echoes=check.echoes)
     reason = None if check is None else check.reason
     return {
         "sentences": sentences,
@@ -411,6 +428,23 @@ async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[
             else off_question_notice(state.question, languages=deps.languages, reason=reason)
         ),
     }
+
+
+def _check_draft(
+    draft: str,
+    searched: str,
+    index: CitationIndex,
+    passages: Sequence[NumberedPassage],
+    scorer: SupportScorer,
+    *,
+    covered: bool,
+    best: Collection[int],
+) -> AnswerCheck | None:
+    """Whether an answer put into the asker's language answers, judged on what the model wrote
+    from the passages (``draft``) against the question it answered (``searched``): both in the
+    passages' language, where every term can meet the passages' own."""
+    sentences = attribute(draft, index, scorer, question=searched, covered=covered)
+    return check_answer(searched, sentences, passages, scorer, best=best)
 
 
 def _named_records(answer: str) -> dict[str, int]:

@@ -9,6 +9,8 @@ says ``"stream": false``), and misbehaves on demand.
         server.fault = Fault.MALFORMED_CHUNK  # the next requests get a broken stream
 
 ``status`` and ``fault`` are read per request, so one server can answer, fail and recover.
+``replies`` are sent one per request, in order, before ``answer``: a pipeline that asks the model
+several things gets a different reply to each.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class LoopbackChatServer:
 
     def __init__(self, answer: str = "", *, status: int = 200, fault: Fault | None = None) -> None:
         self.answer = answer
+        self.replies: list[str] = []
         self.status = status
         self.fault = fault
         self.requests: list[dict[str, Any]] = []
@@ -99,6 +102,7 @@ def _handler(owner: LoopbackChatServer) -> type[BaseHTTPRequestHandler]:
             body["_authorization"] = self.headers.get("Authorization")
             owner.requests.append(body)
             status, fault, streamed = owner.status, owner.fault, body.get("stream") is not False
+            answer = owner.replies.pop(0) if owner.replies else owner.answer
             if fault is Fault.HANG:
                 owner.released.wait(HANG_S)
                 return
@@ -108,13 +112,13 @@ def _handler(owner: LoopbackChatServer) -> type[BaseHTTPRequestHandler]:
                 self._send(status, "application/json", [error])
                 return
             if not streamed:
-                reply = _reply(owner.answer)
+                reply = _reply(answer)
                 if fault is Fault.MALFORMED_CHUNK:
                     reply = reply[: len(reply) // 2]
                 dropped = fault is Fault.DROPPED_STREAM
                 self._send(200, "application/json", [reply], dropped=dropped)
                 return
-            events = [_event(delta) for delta in _deltas(owner.answer)] or [_event("")]
+            events = [_event(delta) for delta in _deltas(answer)] or [_event("")]
             if fault is Fault.MALFORMED_CHUNK:
                 events = [events[0], b'data: {"choices": [{"delta": {"content": "br\n\n']
             elif fault is Fault.DROPPED_STREAM:
