@@ -24,7 +24,7 @@ starter in a warm spot since search re-reads its top hits by their best sentence
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 import pytest_asyncio
@@ -57,18 +57,28 @@ class Demo:
     notebook_id: str
     # The same documents with `make demo`'s note beside them, as the demo command builds it.
     with_note_id: str
+    # Greedy decoding on one notebook gives one answer to one question: tests that read the
+    # same answer share it.
+    answers: dict[tuple[str, str, LowCoverage], DoneEvent] = field(default_factory=dict)
 
     async def ask(
         self, question: str, settings: Settings | None = None, *, notebook_id: str | None = None
     ) -> DoneEvent:
+        used = settings or self.settings
+        key = (question, notebook_id or self.notebook_id, used.low_coverage)
+        if key not in self.answers:
+            self.answers[key] = await self._asked(question, used, key[1])
+        return self.answers[key]
+
+    async def _asked(self, question: str, settings: Settings, notebook_id: str) -> DoneEvent:
         found = [
             event
             async for event in ask_notebook(
                 self.store,
                 self.embedder,
                 self.model,
-                settings or self.settings,
-                notebook_id=notebook_id or self.notebook_id,
+                settings,
+                notebook_id=notebook_id,
                 question=question,
             )
             if isinstance(event, DoneEvent)
@@ -165,21 +175,17 @@ async def test_the_revive_answer_comes_with_the_feeding_passage_as_its_best_evid
     assert "small, frequent feeds" in done.answer_check.evidence.text
 
 
-FOREIGN = [
-    ("¿Por qué el pan de masa madre sale denso?", "es"),
-    ("Comment raviver un levain négligé ?", "fr"),
-]
-
-
-@pytest.mark.parametrize(("question", "language"), FOREIGN)
-async def test_a_question_in_another_language_is_answered_in_it_when_asked_to_answer_anyway(
-    demo: Demo, question: str, language: str
+async def test_an_uncovered_question_in_another_language_is_answered_in_it_when_asked_anyway(
+    demo: Demo,
 ) -> None:
-    """With ``low_coverage=warn`` the model writes its answer in the question's language."""
+    """With ``low_coverage=warn`` a question the notebook does not cover is answered all the
+    same, in the question's language, under the notice that says so."""
     warn = demo.settings.model_copy(update={"low_coverage": LowCoverage.WARN})
-    done = await demo.ask(question, warn)
+    done = await demo.ask("¿Quién ganó la Copa del Mundo de 2010?", warn)
     assert not done.refused, done.answer
-    assert LanguageDetector().detect(done.answer) == language, done.answer
+    assert done.notice, done.answer
+    written = " ".join(sentence.text for sentence in done.sentences) or done.answer
+    assert LanguageDetector().detect(written) == "es", done.answer
 
 
 ANSWERED = [
