@@ -11,6 +11,13 @@ from typer.testing import CliRunner, Result
 from open_notebook.cli import app
 
 
+@pytest.fixture(autouse=True)
+def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Messages are read whole: a temporary path of any length (a parallel worker's is longer)
+    # prints on one line, as it would in a wide terminal.
+    monkeypatch.setenv("COLUMNS", "1000")
+
+
 @pytest.fixture
 def db_url(tmp_path: Path) -> str:
     # A real embedded database on disk: each invocation opens and closes its own connection.
