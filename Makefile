@@ -42,8 +42,10 @@ browser:
 ocr:
 	bash .ci/ocr
 
+# Two workers, one per core; a module runs whole on one worker, so a module's model or notebook
+# is built once (a session fixture, once per worker).
 unit: $(STAMP) browser ocr
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist loadscope
 
 test: lint typecheck docs unit
 
