@@ -126,6 +126,21 @@ async def test_a_source_asked_in_another_language_is_read_with_the_translation(
         assert len(seeded.server.requests) == 1
 
 
+async def _asked(seeded: Bread, question: str, *replies: str) -> DoneEvent:
+    """The notebook's answer to ``question``, the model replying ``replies`` in turn (then its
+    one text)."""
+    seeded.server.replies = list(replies)
+    events = ask_notebook(
+        seeded.store,
+        FakeEmbedder(),
+        create_language_model(seeded.settings),
+        seeded.settings,
+        notebook_id=seeded.notebook_id,
+        question=question,
+    )
+    return [event async for event in events if isinstance(event, DoneEvent)][-1]
+
+
 async def test_a_question_searched_in_translation_is_answered_in_it_then_put_into_the_askers(
     tmp_path: Path,
 ) -> None:
@@ -134,19 +149,7 @@ async def test_a_question_searched_in_translation_is_answered_in_it_then_put_int
     (The loopback model replies with one text to every request: which requests it got, and in
     what order, is what is checked.)"""
     async with bread(tmp_path, TRANSLATION, ("Maintaining a starter", REVIVING)) as seeded:
-        llm = create_language_model(seeded.settings)
-        done = [
-            event
-            async for event in ask_notebook(
-                seeded.store,
-                FakeEmbedder(),
-                llm,
-                seeded.settings,
-                notebook_id=seeded.notebook_id,
-                question=SPANISH,
-            )
-            if isinstance(event, DoneEvent)
-        ][-1]
+        done = await _asked(seeded, SPANISH)
         requests = [sent_messages(one) for one in seeded.server.requests]
         assert len(requests) == 3
         # 1: the question into English, to search with.
@@ -166,31 +169,10 @@ async def test_a_question_in_the_notebooks_language_is_answered_in_one_request(
     tmp_path: Path,
 ) -> None:
     async with bread(tmp_path, "Feed it. [1]", ("Maintaining a starter", REVIVING)) as seeded:
-        events = ask_notebook(
-            seeded.store,
-            FakeEmbedder(),
-            create_language_model(seeded.settings),
-            seeded.settings,
-            notebook_id=seeded.notebook_id,
-            question="How do I save a neglected starter?",
-        )
-        done = [event async for event in events if isinstance(event, DoneEvent)][-1]
+        done = await _asked(seeded, "How do I save a neglected starter?")
         assert len(seeded.server.requests) == 1
         assert "written in English" in sent_messages(seeded.server.requests[0])[-1].content
         assert done.answer == "Feed it. [1]"
-
-
-async def _asked_in_spanish(seeded: Bread, *replies: str) -> DoneEvent:
-    seeded.server.replies = list(replies)
-    events = ask_notebook(
-        seeded.store,
-        FakeEmbedder(),
-        create_language_model(seeded.settings),
-        seeded.settings,
-        notebook_id=seeded.notebook_id,
-        question=SPANISH,
-    )
-    return [event async for event in events if isinstance(event, DoneEvent)][-1]
 
 
 async def test_a_translated_answer_is_judged_on_what_the_model_wrote_from_the_passages(
@@ -202,7 +184,7 @@ async def test_a_translated_answer_is_judged_on_what_the_model_wrote_from_the_pa
     draft = "A neglected starter is saved with small, frequent feeds in a warm spot. [1]"
     shown = "Una masa madre descuidada se salva con tomas pequeñas y frecuentes. [1]"
     async with bread(tmp_path, "", *sources) as seeded:
-        done = await _asked_in_spanish(seeded, TRANSLATION, draft, shown)
+        done = await _asked(seeded, SPANISH, TRANSLATION, draft, shown)
         assert done.answer == shown
         assert done.answer_check is not None and done.answer_check.answers
         assert done.off_question is None
@@ -210,14 +192,14 @@ async def test_a_translated_answer_is_judged_on_what_the_model_wrote_from_the_pa
         # A draft from the wrong passage does not answer, in whatever words it is put.
         off = "A rye dough kept at 14 degrees ferments for 3 hours. [1]"
         put = "Una masa de centeno a 14 grados fermenta 3 horas. [1]"
-        done = await _asked_in_spanish(seeded, TRANSLATION, off, put)
+        done = await _asked(seeded, SPANISH, TRANSLATION, off, put)
         assert done.answer_check is not None and not done.answer_check.answers
 
 
 async def test_a_translation_that_says_the_question_back_is_no_answer(tmp_path: Path) -> None:
     draft = "A neglected starter is saved with small, frequent feeds in a warm spot. [1]"
     async with bread(tmp_path, "", ("Maintaining a starter", REVIVING)) as seeded:
-        done = await _asked_in_spanish(seeded, TRANSLATION, draft, SPANISH)
+        done = await _asked(seeded, SPANISH, TRANSLATION, draft, SPANISH)
         assert done.answer_check is not None and done.answer_check.echoes
         assert not done.answer_check.answers
 
@@ -231,7 +213,7 @@ async def test_a_draft_that_repeats_the_translation_searched_can_still_answer(
     draft = "A neglected starter is saved in a warm spot. [1]"
     shown = "Una masa madre descuidada se salva en un sitio cálido. [1]"
     async with bread(tmp_path, "", ("Maintaining a starter", REVIVING)) as seeded:
-        done = await _asked_in_spanish(seeded, searched, draft, shown)
+        done = await _asked(seeded, SPANISH, searched, draft, shown)
         assert done.answer == shown
         assert done.answer_check is not None and done.answer_check.answers
         assert not done.answer_check.echoes

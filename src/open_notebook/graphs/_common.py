@@ -415,7 +415,7 @@ async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[
             # Whether the answer says the question back is read on the text the reader gets,
             # against the question as asked: the translation searched can carry the hits' words
             # (a title's "Southern California"), which a right draft then repeats.
-            answers = drafted.score >= ANSWER_BAR and not drafted.unheld and not check.echoes
+            answers = drafted.score >= ANSWER_BAR and not check.echoes
             check = replace(drafted, answers=answers, echoes=check.echoes)
     reason = None if check is None else check.reason
     return {
