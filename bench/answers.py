@@ -41,6 +41,9 @@ shared CPU: the load average is printed).
 
 ``--variants``: ways of asking, each beside the product's (``base``) on the same questions,
 e.g. the passages laid out most relevant last (``best-last``) or a smaller context (``400``).
+
+``--recheck JSONL...``: the answer check of the code as it is, on the answers of earlier runs
+(``bench/_recheck.py``), beside the check they were saved with.
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from bench._answer_metrics import (
     ModelTally,
@@ -66,6 +69,7 @@ from bench._answer_metrics import (
     rows_from_records,
     rss_mb,
 )
+from bench._recheck import flag_measures, recheck
 from bench._summary import record
 from open_notebook.chat import DoneEvent, TokenEvent, ask_notebook
 from open_notebook.config import LocalModelName, PassageOrder, Settings
@@ -90,6 +94,7 @@ from open_notebook.llm import (
 from open_notebook.search import SearchMode, SearchService
 from open_notebook.segment import sentences
 from open_notebook.store import Store, open_store
+from open_notebook.text import LanguageDetector
 from open_notebook.tokens import BpeTokenCounter
 
 Picked = TypeVar("Picked")
@@ -699,12 +704,7 @@ async def support_and_session(
 
 def summarize(files: Sequence[str]) -> None:
     """Print the tables of earlier runs from their answers.jsonl files (a stopped run too)."""
-    records = [
-        json.loads(line)
-        for name in files
-        for line in Path(name).read_text("utf-8").splitlines()
-        if line.strip()
-    ]
+    records = _records(files)
     for data, rows in rows_from_records(records).items():
         names = list(rows)
         count = int(next(iter(rows.values()))["questions"])
@@ -714,6 +714,42 @@ def summarize(files: Sequence[str]) -> None:
         for measure in next(iter(rows.values())):
             shown = [f"{rows[name][measure]:.3f}" for name in names]
             print(f"| {measure} | " + " | ".join(shown) + " |")
+
+
+def recheck_runs(files: Sequence[str]) -> None:
+    """Print the answer check's flags on earlier runs' answers, as saved and as the check gives
+    them now, and every answer whose verdict changed."""
+    embedder = create_embedder(Settings())
+    embedder.warm_up()
+    found = recheck(_records(files), SupportScorer(embedder), LanguageDetector())
+    for data, one in found.items():
+        print(
+            f"\n{data}: {len(one.saved)} answers rechecked, {one.same_verdicts} verdicts as "
+            f"saved; {one.translated} judged on a draft the run did not keep, left out"
+        )
+        saved, now = flag_measures(one.saved), flag_measures(one.rechecked)
+        print("| measure | saved | now |\n| --- | --- | --- |")
+        for measure in saved:
+            print(f"| {measure} | {saved[measure]} | {now[measure]} |")
+        for old, new in one.changed():
+            print(
+                f"- {old['question']} -> {old['answer']} (gold {bool(old['gold_in_answer'])}): "
+                f"{_verdict(old)} -> {_verdict(new)}"
+            )
+
+
+def _verdict(record: dict[str, Any]) -> str:
+    check = record.get("answer_check") or {}
+    return "answers" if check.get("answers", True) else f"flagged ({check.get('reason')})"
+
+
+def _records(files: Sequence[str]) -> list[dict[str, Any]]:
+    return [
+        json.loads(line)
+        for name in files
+        for line in Path(name).read_text("utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -820,8 +856,17 @@ if __name__ == "__main__":
         metavar="JSONL",
         help="only print the tables of earlier runs' answers.jsonl files",
     )
+    parser.add_argument(
+        "--recheck",
+        nargs="+",
+        default=None,
+        metavar="JSONL",
+        help="only re-run the answer check on earlier runs' answers.jsonl files",
+    )
     parsed = parser.parse_args()
     if parsed.summarize:
         summarize(parsed.summarize)
+    elif parsed.recheck:
+        recheck_runs(parsed.recheck)
     else:
         asyncio.run(main(parsed))
