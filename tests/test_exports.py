@@ -183,6 +183,7 @@ EXPORTS: dict[str, list[str]] = {
         "frame",
         "nearest_heading",
         "off_question_notice",
+        "searched_as",
         "user_turn",
     ],
     "open_notebook.ingest": [
@@ -251,6 +252,7 @@ EXPORTS: dict[str, list[str]] = {
         "cite_grammar",
         "check_coverage",
         "check_request_fits",
+        "check_translated",
         "collect",
         "create_language_model",
         "ensure_model_file",

@@ -173,6 +173,8 @@ async def test_a_question_in_the_notebooks_language_is_answered_in_one_request(
         assert len(seeded.server.requests) == 1
         assert "written in English" in sent_messages(seeded.server.requests[0])[-1].content
         assert done.answer == "Feed it. [1]"
+        assert done.searched is None and done.draft is None
+        assert done.as_dict()["searched"] is None and done.as_dict()["draft"] is None
 
 
 async def test_a_translated_answer_is_judged_on_what_the_model_wrote_from_the_passages(
@@ -188,6 +190,9 @@ async def test_a_translated_answer_is_judged_on_what_the_model_wrote_from_the_pa
         assert done.answer == shown
         assert done.answer_check is not None and done.answer_check.answers
         assert done.off_question is None
+        # The reader (and a client) can see what was searched and what the model wrote.
+        assert (done.searched, done.draft) == (TRANSLATION, draft)
+        assert done.as_dict()["searched"] == TRANSLATION and done.as_dict()["draft"] == draft
 
         # A draft from the wrong passage does not answer, in whatever words it is put.
         off = "A rye dough kept at 14 degrees ferments for 3 hours. [1]"

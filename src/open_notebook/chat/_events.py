@@ -61,7 +61,10 @@ class DoneEvent:
     ``mark``, their number in reading order (1, 2, ...), beside the context's ``number``.
     ``answer_check``: whether the answer comes from where the context speaks of what was asked;
     when it does not, ``off_question`` says so in the question's language, above the context's
-    best evidence for the question (``answer_check.evidence``), quoted as such.
+    best evidence for the question (``answer_check.evidence``), quoted as such. ``searched`` and
+    ``draft``: for a question in another language than its passages, the question as the model
+    put it into theirs and the answer it wrote from them, in their language (``None`` when the
+    question was searched and answered as asked).
     """
 
     answer: str
@@ -84,6 +87,11 @@ class DoneEvent:
     nearest_heading: str | None = None
     answer_check: AnswerCheck | None = None
     off_question: str | None = None
+    # A question in another language than the passages it found: the model's translation, which
+    # the notebook was also searched with and the context built for, and the answer as the model
+    # wrote it from the passages in their language, before it was put into the asker's.
+    searched: str | None = None
+    draft: str | None = None
 
     @property
     def cited_passages(self) -> list[NumberedPassage]:
@@ -107,6 +115,8 @@ class DoneEvent:
             "nearest_heading": self.nearest_heading if self.nearest else None,
             "answer_check": None if self.answer_check is None else self.answer_check.as_dict(),
             "off_question": self.off_question,
+            "searched": self.searched,
+            "draft": self.draft,
             "sentences": marked_sentences(self.sentences),
             "citations": [citation.as_dict() for citation in self.citations],
             "passages": _passages(self.passages, self.reused, reading_marks(self.sentences)),

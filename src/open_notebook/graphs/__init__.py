@@ -8,6 +8,7 @@ from open_notebook.graphs._common import (
     ContextFactory,
     build_chat_graph,
     existing_ids,
+    searched_as,
 )
 from open_notebook.graphs._context import ContextBuild, FittedContext, fit_context
 from open_notebook.graphs._notices import (
@@ -51,5 +52,6 @@ __all__ = [
     "frame",
     "nearest_heading",
     "off_question_notice",
+    "searched_as",
     "user_turn",
 ]

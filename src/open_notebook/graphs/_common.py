@@ -26,7 +26,6 @@ from open_notebook.graphs._notices import coverage_notice, nearest_heading, off_
 from open_notebook.graphs._prompt import frame
 from open_notebook.graphs._sessions import ChatSessions, SessionKind, StoredMessage, Turn
 from open_notebook.llm import (
-    ANSWER_BAR,
     MIN_CONTEXT_TOKENS,
     AnswerCheck,
     AttributedSentence,
@@ -47,6 +46,7 @@ from open_notebook.llm import (
     check_citations,
     check_coverage,
     check_request_fits,
+    check_translated,
     collect,
     marked_sentences,
     number_passages,
@@ -259,7 +259,7 @@ async def check_question_coverage(state: ChatState, *, config: RunnableConfig) -
     # A context searched and built for the question in the notebook's language (a translation,
     # :func:`open_notebook.chat.notebook_context_factory`) is judged for that wording too: the
     # question's own is read across languages by the multilingual model alone.
-    searched = _searched_as(context, state.question)
+    searched = searched_as(context, state.question)
     if searched is not None:
         other = await asyncio.to_thread(check_coverage, searched, prompt.visible, deps.scorer)
         if other.score > check.score:
@@ -290,7 +290,7 @@ def _best_record(context: FittedContext) -> frozenset[int]:
     return frozenset(one.number for one in sent if record is not None and one.record_id == record)
 
 
-def _searched_as(context: FittedContext, question: str) -> str | None:
+def searched_as(context: FittedContext, question: str) -> str | None:
     """The wording the context was searched and built for, when it is not the question's."""
     payload = context.payload
     query = payload.request.query if payload is not None else None
@@ -300,14 +300,14 @@ def _searched_as(context: FittedContext, question: str) -> str | None:
 async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
     """Send the framed request and stream the answer's deltas to the caller as they come.
 
-    A question searched in the notebook's language (a translation, see :func:`_searched_as`) is
+    A question searched in the notebook's language (a translation, see :func:`searched_as`) is
     answered in that language, from the translation, and the answer is then put into the
     asker's language, which is what streams (:mod:`open_notebook.llm._translate`)."""
     if state.refused:
         return {}
     deps = deps_of(config)
     context = state.context or empty_context()
-    searched = _searched_as(context, state.question) if state.language else None
+    searched = searched_as(context, state.question) if state.language else None
     asked = searched or state.question
     language = deps.languages.name(deps.languages.detect(searched)) if searched else ""
     if language == state.language:
@@ -392,31 +392,14 @@ async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[
     # A supported sentence need not answer: its source is read against the question too (and
     # against the wording the context was built for, in its passages' language).
     best = _best_record(context)
+    searched = searched_as(context, state.question)
     check = await asyncio.to_thread(
-        partial(check_answer, best=best), state.question, sentences, state.seen, deps.scorer
+        partial(_checked, searched=searched, draft=state.draft, covered=covered, best=best),
+        state.question,
+        sentences,
+        index,
+        deps.scorer,
     )
-    searched = _searched_as(context, state.question)
-    if searched is not None and check is not None:
-        if state.draft:
-            drafted = await asyncio.to_thread(
-                partial(_check_draft, covered=covered, best=best),
-                state.draft,
-                searched,
-                index,
-                state.seen,
-                deps.scorer,
-            )
-        else:
-            drafted = await asyncio.to_thread(
-                partial(check_answer, best=best), searched, sentences, state.seen, deps.scorer
-            )
-            drafted = drafted if drafted is not None and drafted.score > check.score else None
-        if drafted is not None:
-            # Whether the answer says the question back is read on the text the reader gets,
-            # against the question as asked: the translation searched can carry the hits' words
-            # (a title's "Southern California"), which a right draft then repeats.
-            answers = drafted.score >= ANSWER_BAR and not check.echoes
-            check = replace(drafted, answers=answers, echoes=check.echoes)
     reason = None if check is None else check.reason
     return {
         "sentences": sentences,
@@ -430,21 +413,27 @@ async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[
     }
 
 
-def _check_draft(
-    draft: str,
-    searched: str,
+def _checked(
+    question: str,
+    sentences: Sequence[AttributedSentence],
     index: CitationIndex,
-    passages: Sequence[NumberedPassage],
     scorer: SupportScorer,
     *,
+    searched: str | None,
+    draft: str,
     covered: bool,
     best: Collection[int],
 ) -> AnswerCheck | None:
-    """Whether an answer put into the asker's language answers, judged on what the model wrote
-    from the passages (``draft``) against the question it answered (``searched``): both in the
-    passages' language, where every term can meet the passages' own."""
-    sentences = attribute(draft, index, scorer, question=searched, covered=covered)
-    return check_answer(searched, sentences, passages, scorer, best=best)
+    """The answer check of a turn: against the question, or, when the context was built for a
+    translation, as :func:`~open_notebook.llm.check_translated` judges it (the draft attributed
+    against the translation, both in the passages' language)."""
+    passages = index.visible
+    if searched is None:
+        return check_answer(question, sentences, passages, scorer, best=best)
+    drafted = attribute(draft, index, scorer, question=searched, covered=covered) if draft else None
+    return check_translated(
+        question, sentences, passages, scorer, searched=searched, drafted=drafted, best=best
+    )
 
 
 def _named_records(answer: str) -> dict[str, int]:

@@ -56,7 +56,13 @@ from open_notebook.llm._quotes import (
     quote_choices,
     quote_grammar,
 )
-from open_notebook.llm._relevance import ANSWER_BAR, AnswerCheck, OffQuestion, check_answer
+from open_notebook.llm._relevance import (
+    ANSWER_BAR,
+    AnswerCheck,
+    OffQuestion,
+    check_answer,
+    check_translated,
+)
 from open_notebook.llm._support import SUPPORT_BAR, SupportMatrix, SupportScorer, numbers_in
 from open_notebook.llm._templates import chatml_prompt, gemma_prompt
 from open_notebook.llm._translate import (
@@ -109,6 +115,7 @@ __all__ = [
     "cite_grammar",
     "check_coverage",
     "check_request_fits",
+    "check_translated",
     "collect",
     "create_language_model",
     "ensure_model_file",

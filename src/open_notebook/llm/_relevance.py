@@ -27,7 +27,7 @@ or with its accents where the asker typed none, holds terms the question does no
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Final
 
@@ -145,6 +145,39 @@ def check_answer(
     held = len(wanted & terms) / len(wanted) if wanted else 1.0
     score = max([held, *meaning])
     return AnswerCheck(score >= ANSWER_BAR and not echoes, score, evidence, echoes)
+
+
+def check_translated(
+    question: str,
+    sentences: Sequence[AttributedSentence],
+    passages: Sequence[Quotable],
+    scorer: SupportScorer,
+    *,
+    searched: str,
+    drafted: Sequence[AttributedSentence] | None = None,
+    best: Collection[int] = (),
+) -> AnswerCheck | None:
+    """Judge an answer to a question whose context was built for its translation
+    (``searched``, in the passages' language).
+
+    An answer put into the asker's language is judged on the model's draft (``drafted``: its
+    sentences, attributed against ``searched``), where every term can meet the passages' own;
+    an answer written as asked is judged against ``searched`` when that reads it better than
+    the question as asked. Whether it says the question back is read on the text the reader
+    gets (``sentences``), against the question as asked: the translation can carry the hits'
+    own words (a title's "Southern California"), which a right draft then repeats."""
+    shown = check_answer(question, sentences, passages, scorer, best=best)
+    if shown is None:
+        return None
+    if drafted is not None:
+        judged = check_answer(searched, drafted, passages, scorer, best=best)
+    else:
+        judged = check_answer(searched, sentences, passages, scorer, best=best)
+        judged = judged if judged is not None and judged.score > shown.score else None
+    if judged is None:
+        return shown
+    answers = judged.score >= ANSWER_BAR and not shown.echoes
+    return replace(judged, answers=answers, echoes=shown.echoes)
 
 
 def _echoes(question: str, claims: Sequence[str], scorer: SupportScorer, language: str) -> bool:

@@ -17,8 +17,11 @@ The events, in order (each ``data`` is one JSON object):
   the model: its one ``token`` is the notice.
 * ``token`` ``{type, text}``: a piece of the answer as the model writes it.
 * ``done`` ``{type, answer, coverage, coverage_score, notice, refused, nearest,
-  nearest_heading, answer_check, off_question, sentences, citations, passages, manifest, plan,
-  session_id, model_id, context_tokens, context}``, the last event (``refused``: the model was
+  nearest_heading, answer_check, off_question, searched, draft, sentences, citations, passages,
+  manifest, plan, session_id, model_id, context_tokens, context}``, the last event (``searched``
+  and ``draft``: for a question in another language than its passages, the question as the
+  model put it into theirs, which the context was built for, and the answer it wrote from them
+  in their language before it was put into the asker's, else null; ``refused``: the model was
   not asked, nothing was sent; ``nearest``: the passages closest to an uncovered question, not
   an answer, under ``nearest_heading``, which says so in the question's language as ``notice``
   does; ``answer_check`` ``{answers, score, echoes, unheld, reason, evidence: {number,
