@@ -198,6 +198,9 @@ def answer_record(
         **about,
         "gold": list(golds),
         "answer": done.answer,
+        # A question searched in translation: what was searched and the model's own answer.
+        "searched": done.searched,
+        "draft": done.draft,
         "gold_in_answer": has_answer(done.answer, golds),
         "f1": round(token_f1(done.answer, golds), 4),
         "words": len(unmarked(done.answer).split()),

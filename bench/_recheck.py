@@ -6,8 +6,11 @@ attribution gave them, and the passages the model was sent: everything the answe
 seconds, where a new run of the model takes a quarter of an hour a set, and the answers are the
 same ones on both sides. Rechecked with the check unchanged, every saved verdict comes back.
 
-A question searched in another language than its passages is judged on the model's draft in
-their language, which a run does not keep: those answers are counted, not rechecked.
+A question searched in translation is judged on the model's draft, in the passages' language,
+against the translation: a run keeps both (``searched``, ``draft``), and they are judged again
+the way the chat judges them (:func:`~open_notebook.llm.check_translated`). Runs from before
+kept neither: an answer whose question reads as another language than its passages is counted
+there, not rechecked.
 """
 
 from __future__ import annotations
@@ -16,16 +19,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from open_notebook.llm import AttributedSentence, SupportScorer, SupportStatus, check_answer
+from open_notebook.llm import (
+    AttributedSentence,
+    CitationIndex,
+    NumberedPassage,
+    SupportScorer,
+    SupportStatus,
+    attribute,
+    check_answer,
+    check_translated,
+)
 from open_notebook.text import LanguageDetector
-
-
-@dataclass(frozen=True, slots=True)
-class SavedPassage:
-    """A passage as a run saved it: the number the model saw and its text."""
-
-    number: int
-    text: str
 
 
 @dataclass(slots=True)
@@ -35,7 +39,8 @@ class Recheck:
 
     saved: list[dict[str, Any]]
     rechecked: list[dict[str, Any]]
-    # Answers judged on a draft in the passages' language, not saved: left as they were.
+    # Answers of a run that kept no translation, to a question in another language than their
+    # passages: judged on a draft that was not kept, so left as they were.
     translated: int = 0
 
     @property
@@ -63,7 +68,7 @@ def recheck(
         found = by_set.setdefault(str(record["data"]), Recheck([], []))
         if record["refused"] or not record["sentences"] or not record["passages"]:
             continue
-        if _searched_in_translation(record, languages):
+        if "searched" not in record and _searched_in_translation(record, languages):
             found.translated += 1
             continue
         found.saved.append(record)
@@ -77,9 +82,37 @@ def checked(record: dict[str, Any], scorer: SupportScorer) -> dict[str, Any] | N
         AttributedSentence(one["text"], 0, 0, SupportStatus(one["status"]), one["score"], ())
         for one in record["sentences"]
     ]
-    passages = [SavedPassage(int(one["number"]), str(one["text"])) for one in record["passages"]]
-    check = check_answer(str(record["question"]), sentences, passages, scorer)
+    passages = [_passage(one) for one in record["passages"]]
+    question = str(record["question"])
+    searched = record.get("searched")
+    if not searched:
+        check = check_answer(question, sentences, passages, scorer)
+    else:
+        draft = record.get("draft")
+        drafted = (
+            attribute(
+                str(draft),
+                CitationIndex(visible=passages),
+                scorer,
+                question=str(searched),
+                covered=record["coverage"] == "ok",
+            )
+            if draft
+            else None
+        )
+        check = check_translated(
+            question, sentences, passages, scorer, searched=str(searched), drafted=drafted
+        )
     return None if check is None else check.as_dict()
+
+
+def _passage(saved: dict[str, Any]) -> NumberedPassage:
+    """A saved passage as the model saw it: its number and text (the rest is not read here)."""
+    number, text = int(saved["number"]), str(saved["text"])
+    handle = f"saved:{number}"
+    return NumberedPassage(
+        number, handle, handle, "source", str(saved.get("title") or ""), None, 0, len(text), text
+    )
 
 
 def _searched_in_translation(record: dict[str, Any], languages: LanguageDetector) -> bool:

@@ -38,6 +38,7 @@ def _record(answer: str, status: str, *, gold: bool, question: str = QUESTION) -
         "answer": f"{answer} [1]",
         "gold_in_answer": gold,
         "refused": False,
+        "coverage": "ok",
         "sentences": [{"text": answer, "status": status, "score": 0.9, "citations": []}],
         "passages": PASSAGES,
         "answer_check": None,
@@ -94,3 +95,26 @@ def test_refusals_and_answers_searched_in_translation_are_left_out(scorer: Suppo
     found = recheck([refused, spanish], scorer, LanguageDetector())["demo"]
 
     assert found.saved == [] and found.translated == 1
+
+
+def test_an_answer_searched_in_translation_is_judged_again_on_its_saved_draft(
+    scorer: SupportScorer,
+) -> None:
+    """A run that keeps the translation and the draft lets them be judged again, the way the
+    chat judges them: the draft, in the passages' language, against the translation."""
+    asked = "¿Por qué sale densa una hogaza de masa madre?"
+    shown = "Una hogaza sale densa cuando una cocina fría corta la fermentación."
+    right = {
+        **_record(shown, "unsupported", gold=True, question=asked),
+        "searched": QUESTION,
+        "draft": "A loaf is dense when a cold kitchen cuts its fermentation short. [1]",
+    }
+    wrong = {
+        **right,
+        "draft": "The internal temperature of a finished lean sourdough is about 96 to 98 °C. [2]",
+    }
+
+    found = recheck([right, wrong], scorer, LanguageDetector())["demo"]
+
+    assert found.translated == 0
+    assert [one["answer_check"]["answers"] for one in found.rechecked] == [True, False]
