@@ -9,8 +9,8 @@ same ones on both sides. Rechecked with the check unchanged, every saved verdict
 A question searched in translation is judged on the model's draft, in the passages' language,
 against the translation: a run keeps both (``searched``, ``draft``), and they are judged again
 the way the chat judges them (:func:`~open_notebook.llm.check_translated`). Runs from before
-kept neither: an answer whose question reads as another language than its passages is counted
-there, not rechecked.
+kept neither: there, an answer whose question reads as another language than its passages is
+counted, not rechecked.
 """
 
 from __future__ import annotations
