@@ -356,11 +356,28 @@ def _row_of(answers: Sequence[dict[str, Any]]) -> dict[str, float]:
 
 
 def _flags(answers: Sequence[dict[str, Any]]) -> dict[str, float]:
-    flagged = [one for one in answers if not (one.get("answer_check") or {}).get("answers", True)]
+    counts = flag_counts(answers)
+    return {
+        "flagged off-question": counts["flagged"] / max(counts["answers"], 1),
+        "flagged, gold in answer": counts["flagged, gold in answer"] / max(counts["flagged"], 1),
+        "wrong, flagged": counts["wrong, flagged"] / max(counts["wrong"], 1),
+    }
+
+
+def flagged(answer: dict[str, Any]) -> bool:
+    """The answer check of a stored answer found it does not answer (no check: not flagged)."""
+    return not (answer.get("answer_check") or {}).get("answers", True)
+
+
+def flag_counts(answers: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """The answer check's flags over stored answers: the answers, those flagged, the flagged
+    ones holding a gold answer all the same (false alarms), the wrong ones (refusals aside) and
+    the wrong ones flagged."""
     wrong = [one for one in answers if not one["refused"] and not one["gold_in_answer"]]
     return {
-        "flagged off-question": len(flagged) / max(len(answers), 1),
-        "flagged, gold in answer": sum(one["gold_in_answer"] for one in flagged)
-        / max(len(flagged), 1),
-        "wrong, flagged": sum(one in flagged for one in wrong) / max(len(wrong), 1),
+        "answers": len(answers),
+        "flagged": sum(flagged(one) for one in answers),
+        "flagged, gold in answer": sum(flagged(one) and one["gold_in_answer"] for one in answers),
+        "wrong": len(wrong),
+        "wrong, flagged": sum(flagged(one) for one in wrong),
     }

@@ -15,10 +15,11 @@ counted, not rechecked.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from bench._answer_metrics import flagged
 from open_notebook.llm import (
     AttributedSentence,
     CitationIndex,
@@ -46,7 +47,7 @@ class Recheck:
     @property
     def same_verdicts(self) -> int:
         return sum(
-            _answers(old) == _answers(new)
+            flagged(old) == flagged(new)
             for old, new in zip(self.saved, self.rechecked, strict=True)
         )
 
@@ -55,7 +56,7 @@ class Recheck:
         return [
             (old, new)
             for old, new in zip(self.saved, self.rechecked, strict=True)
-            if _answers(old) != _answers(new)
+            if flagged(old) != flagged(new)
         ]
 
 
@@ -119,21 +120,3 @@ def _searched_in_translation(record: dict[str, Any], languages: LanguageDetector
     """The question's language is not its passages' (read together)."""
     passages = " ".join(str(one["text"]) for one in record["passages"])
     return languages.detect(str(record["question"])) != languages.detect(passages)
-
-
-def _answers(record: dict[str, Any]) -> bool:
-    return bool((record.get("answer_check") or {}).get("answers", True))
-
-
-def flag_measures(records: Sequence[dict[str, Any]]) -> dict[str, float]:
-    """What the summary tables say of a check's flags, over ``records``: flagged answers, the
-    false alarms among them, and the wrong answers flagged."""
-    flagged = [one for one in records if not _answers(one)]
-    wrong = [one for one in records if not one["gold_in_answer"]]
-    return {
-        "answers": len(records),
-        "flagged": len(flagged),
-        "flagged, gold in answer": sum(bool(one["gold_in_answer"]) for one in flagged),
-        "wrong": len(wrong),
-        "wrong, flagged": sum(not _answers(one) for one in wrong),
-    }

@@ -65,11 +65,12 @@ from bench._answer_metrics import (
     ModelTally,
     answer_record,
     decode_speed,
+    flag_counts,
     prefill_speed,
     rows_from_records,
     rss_mb,
 )
-from bench._recheck import flag_measures, recheck
+from bench._recheck import recheck
 from bench._summary import record
 from open_notebook.chat import DoneEvent, TokenEvent, ask_notebook
 from open_notebook.config import LocalModelName, PassageOrder, Settings
@@ -727,7 +728,7 @@ def recheck_runs(files: Sequence[str]) -> None:
             f"\n{data}: {len(one.saved)} answers rechecked, {one.same_verdicts} verdicts as "
             f"saved; {one.translated} judged on a draft the run did not keep, left out"
         )
-        saved, now = flag_measures(one.saved), flag_measures(one.rechecked)
+        saved, now = flag_counts(one.saved), flag_counts(one.rechecked)
         print("| measure | saved | now |\n| --- | --- | --- |")
         for measure in saved:
             print(f"| {measure} | {saved[measure]} | {now[measure]} |")

@@ -183,7 +183,6 @@ EXPORTS: dict[str, list[str]] = {
         "frame",
         "nearest_heading",
         "off_question_notice",
-        "searched_as",
         "user_turn",
     ],
     "open_notebook.ingest": [

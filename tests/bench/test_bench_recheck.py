@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from bench._recheck import checked, flag_measures, recheck
+from bench._answer_metrics import flag_counts
+from bench._recheck import checked, recheck
 
 from open_notebook.embeddings import PairedEmbedder
 from open_notebook.llm import SupportScorer
@@ -73,14 +74,14 @@ def test_saved_verdicts_come_back_and_a_changed_one_is_reported(scorer: SupportS
     assert len(found.rechecked) == 3 and found.translated == 0
     assert found.same_verdicts == 2
     assert found.changed() == [(saved_lax, found.rechecked[2])]
-    assert flag_measures(found.saved) == {
+    assert flag_counts(found.saved) == {
         "answers": 3,
         "flagged": 1,
         "flagged, gold in answer": 0,
         "wrong": 2,
         "wrong, flagged": 1,
     }
-    assert flag_measures(found.rechecked)["wrong, flagged"] == 2
+    assert flag_counts(found.rechecked)["wrong, flagged"] == 2
 
 
 def test_refusals_and_answers_searched_in_translation_are_left_out(scorer: SupportScorer) -> None:

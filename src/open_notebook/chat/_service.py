@@ -20,7 +20,6 @@ from open_notebook.graphs import (
     FittedContext,
     SessionKind,
     build_chat_graph,
-    searched_as,
 )
 from open_notebook.llm import Coverage, CoverageCheck, LanguageModel, SupportScorer, TokenPlan
 from open_notebook.store import Store
@@ -174,8 +173,8 @@ def _done(final: Mapping[str, Any], llm: LanguageModel) -> DoneEvent:
         nearest_heading=final.get("nearest_heading"),
         answer_check=final.get("answer_check"),
         off_question=final.get("off_question"),
-        searched=searched_as(context, str(final.get("question") or "")) if context else None,
-        draft=str(final.get("draft") or "") or None,
+        searched=final.get("searched"),
+        draft=final.get("draft") or None,
     )
 
 

@@ -8,7 +8,6 @@ from open_notebook.graphs._common import (
     ContextFactory,
     build_chat_graph,
     existing_ids,
-    searched_as,
 )
 from open_notebook.graphs._context import ContextBuild, FittedContext, fit_context
 from open_notebook.graphs._notices import (
@@ -52,6 +51,5 @@ __all__ = [
     "frame",
     "nearest_heading",
     "off_question_notice",
-    "searched_as",
     "user_turn",
 ]

@@ -110,6 +110,9 @@ class ChatState:
     off_question: str | None = None
     request_tokens: int = 0
     answer: str = ""
+    # The wording the context was searched and built for, when it is not the question's (the
+    # model's translation into the passages' language); set where coverage is judged.
+    searched: str | None = None
     # The answer as the model wrote it from the passages, in their language, when it was then put
     # into the asker's (``answer``); "" otherwise.
     draft: str = ""
@@ -259,7 +262,7 @@ async def check_question_coverage(state: ChatState, *, config: RunnableConfig) -
     # A context searched and built for the question in the notebook's language (a translation,
     # :func:`open_notebook.chat.notebook_context_factory`) is judged for that wording too: the
     # question's own is read across languages by the multilingual model alone.
-    searched = searched_as(context, state.question)
+    searched = _searched_as(context, state.question)
     if searched is not None:
         other = await asyncio.to_thread(check_coverage, searched, prompt.visible, deps.scorer)
         if other.score > check.score:
@@ -271,7 +274,7 @@ async def check_question_coverage(state: ChatState, *, config: RunnableConfig) -
         notice = coverage_notice(state.question, refused=refused, languages=deps.languages)
         heading = nearest_heading(state.question, languages=deps.languages)
     write({"coverage": {**check.as_dict(), "notice": notice}})
-    said = {"coverage": check, "notice": notice, "nearest_heading": heading}
+    said = {"coverage": check, "notice": notice, "nearest_heading": heading, "searched": searched}
     if refused:
         write({"token": notice})
         return {**said, "refused": True, "answer": notice}
@@ -290,7 +293,7 @@ def _best_record(context: FittedContext) -> frozenset[int]:
     return frozenset(one.number for one in sent if record is not None and one.record_id == record)
 
 
-def searched_as(context: FittedContext, question: str) -> str | None:
+def _searched_as(context: FittedContext, question: str) -> str | None:
     """The wording the context was searched and built for, when it is not the question's."""
     payload = context.payload
     query = payload.request.query if payload is not None else None
@@ -300,14 +303,14 @@ def searched_as(context: FittedContext, question: str) -> str | None:
 async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
     """Send the framed request and stream the answer's deltas to the caller as they come.
 
-    A question searched in the notebook's language (a translation, see :func:`searched_as`) is
+    A question searched in the notebook's language (a translation, see :func:`_searched_as`) is
     answered in that language, from the translation, and the answer is then put into the
     asker's language, which is what streams (:mod:`open_notebook.llm._translate`)."""
     if state.refused:
         return {}
     deps = deps_of(config)
     context = state.context or empty_context()
-    searched = searched_as(context, state.question) if state.language else None
+    searched = state.searched if state.language else None
     asked = searched or state.question
     language = deps.languages.name(deps.languages.detect(searched)) if searched else ""
     if language == state.language:
@@ -392,9 +395,8 @@ async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[
     # A supported sentence need not answer: its source is read against the question too (and
     # against the wording the context was built for, in its passages' language).
     best = _best_record(context)
-    searched = searched_as(context, state.question)
     check = await asyncio.to_thread(
-        partial(_checked, searched=searched, draft=state.draft, covered=covered, best=best),
+        partial(_checked, searched=state.searched, draft=state.draft, covered=covered, best=best),
         state.question,
         sentences,
         index,
