@@ -10,6 +10,7 @@ from open_notebook.llm import (
     check_coverage,
 )
 from open_notebook.llm._coverage import Coverage
+from open_notebook.llm._support import share_held
 from open_notebook.text import TextTerms
 
 SPANISH = (
@@ -62,3 +63,33 @@ def test_coverage_of_a_spanish_question_uses_spanish_stems() -> None:
         "¿Qué motor necesita aceite?", [passage(1, SPANISH)], SupportScorer(None)
     )
     assert uncovered.coverage is Coverage.LOW
+
+
+def test_a_misspelt_word_of_a_question_still_meets_the_passage() -> None:
+    """The asker typed "afranchis" and "Britaniques": read as exact terms, the passage that
+    answers holds one of the question's three; a near spelling holds the other two."""
+    text = "Les esclaves noirs furent affranchis par les Britanniques pendant la guerre."
+    scorer = SupportScorer(None)
+    misspelt = "Les esclaves furent-ils afranchis par les Britaniques ?"
+    checked = check_coverage(misspelt, [passage(1, text)], scorer)
+    assert checked.coverage is Coverage.OK
+    spelt = "Les esclaves furent-ils affranchis par les Britanniques ?"
+    assert checked.score == check_coverage(spelt, [passage(1, text)], scorer).score
+    # An answer's sentence is read exactly: there a near spelling is another word.
+    as_question = scorer.score([misspelt], [text], questions=True).lexical[0, 0]
+    as_sentence = scorer.score([misspelt], [text]).lexical[0, 0]
+    assert as_question == 1.0 and as_sentence < 0.5
+
+
+def test_across_two_languages_a_near_spelling_is_no_match() -> None:
+    """Spanish "estudia" and "clase" are one edit from English "studi" and "class": cognates,
+    not slips of the keys, so a Spanish question meets an English passage by exact terms
+    alone (its names and numbers)."""
+    scorer = SupportScorer(None)
+    question = "¿Qué clase de problemas estudia la teoría de la complejidad?"
+    text = "Complexity theory studies classes of problems by the resources they need."
+    read = scorer.score([question], [text], questions=True).lexical[0, 0]
+    wanted, held = scorer.terms(question), scorer.terms(text)
+    optional = scorer.asked_terms(question)
+    assert read == share_held(wanted, held, optional)
+    assert read < share_held(wanted, held, optional, near=True)

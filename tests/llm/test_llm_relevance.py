@@ -181,3 +181,12 @@ def test_an_answer_that_asks_does_not_answer(scorer: SupportScorer) -> None:
     assert asked.reason is OffQuestion.RESTATES
     said = _judged(scorer, "A cold kitchen makes a loaf dense. [2]", YES_NO)
     assert not said.echoes
+
+
+def test_an_answer_to_a_misspelt_question_answers(scorer: SupportScorer) -> None:
+    """Typed in a hurry, the question shares one exact term of five with the sentence that
+    answers it ("dense"); its misspelt "kitchin" meets that sentence's "kitchen" by its near
+    spelling, as the coverage check reads it."""
+    typed = "Why does the bred come out dense in a cool kitchin?"
+    found = _judged(scorer, f"{DENSE} [2]", question=typed)
+    assert found.answers and found.score >= 0.3, found.as_dict()

@@ -5,8 +5,9 @@ the passages speak of something else is held too ("The internal temperature of a
 sourdough is about 96 to 98 °C." for why a loaf comes out dense). So the answer's sources are
 found, for each of its sentences the sentence of the context that holds it best (and the next
 best, when it holds the sentence nearly as well), and read together against the question: the
-share of the question's terms they hold, each with the sentence before it in its passage (where
-an answer's subject is often named). Together, because an answer to a question of two parts draws
+share of the question's terms they hold (a misspelt term by its near spelling, as the coverage
+check reads it), each with the sentence before it in its passage (where an answer's subject is
+often named). Together, because an answer to a question of two parts draws
 on two sentences, in one sentence of its own or in two. Where the question and a source are in
 different languages their words cannot meet, and the embedder's opinion of their meaning is read
 instead. An answer whose sources do not reach :data:`ANSWER_BAR`, or that no passage holds at
@@ -36,7 +37,7 @@ import numpy as np
 from open_notebook.llm._attribution import AttributedSentence, SupportStatus
 from open_notebook.llm._quotes import Quotable, Quote, quotable_sentences
 from open_notebook.llm._support import SupportMatrix, SupportScorer
-from open_notebook.text import polarity_words
+from open_notebook.text import held_near, polarity_words
 
 # The share of the question an answer's sources must hold. Measured on 174 answers of the 1.5B
 # to 60 squad-long questions (bench/answers.py): sources holding under 0.3 of the question's
@@ -137,12 +138,17 @@ def check_answer(
         for one in chosen
         if scorer.language(texts[one]) not in ("", language)
     ]
-    terms: set[str] = set()
+    # A misspelt term of the question is held by its near spelling in a source of its language;
+    # in another language a near spelling is a cognate or a false friend.
+    own: set[str] = set()
+    other: set[str] = set()
     for one in chosen:
+        terms = own if scorer.language(texts[one]) in ("", language) else other
         terms |= scorer.terms(texts[one])
         if one > 0 and candidates[one - 1].number == candidates[one].number:
             terms |= scorer.terms(texts[one - 1])
-    held = len(wanted & terms) / len(wanted) if wanted else 1.0
+    found = held_near(wanted, frozenset(own)) | (wanted & other)
+    held = len(found) / len(wanted) if wanted else 1.0
     score = max([held, *meaning])
     return AnswerCheck(score >= ANSWER_BAR and not echoes, score, evidence, echoes)
 

@@ -5,7 +5,9 @@
 * **lexical**: the share of the text's distinct terms that the passage holds, with the search's
   analysis (:mod:`open_notebook.text`: stems and stop words of the passages' languages, CJK
   characters and their 2-grams). Texts and passages are read in every language detected among
-  them (the union of its terms), so an answer is read the way its passages are;
+  them (the union of its terms), so an answer is read the way its passages are. A question's
+  term is also held by a near spelling of it (:mod:`open_notebook.text._spelling`): people
+  misspell what they type, the model does not misspell what it copies;
 * **semantic**: the best cosine between the text and one of the passage's sentences, measured
   above what the embedder gives unrelated texts (``(cos - null) / (1 - null)``, clipped; the
   null is the mean cosine of a fixed set of mutually unrelated sentences, so an embedder whose
@@ -59,6 +61,7 @@ from open_notebook.text import (
     LanguageDetector,
     TextTerms,
     asked_word,
+    held_near,
     readable_share,
     script_letters,
     spelled_numbers,
@@ -280,10 +283,15 @@ class SupportScorer:
         self, texts: Sequence[str], passages: Sequence[str], *, questions: bool = False
     ) -> SupportMatrix:
         """Support of every text by every passage (``questions``: the texts are questions, the
-        word each asks with counting only where a passage holds it, :meth:`asked_terms`)."""
+        word each asks with counting only where a passage holds it, :meth:`asked_terms`, and a
+        misspelt word held by its near spelling in a passage of the question's language)."""
         shape = (len(texts), len(passages))
         lexical = np.zeros(shape, dtype=np.float64)
         self.read_in([*texts, *passages])
+        # Each text's language, read once for the uses below.
+        text_languages = [self._languages.detect(one) for one in texts]
+        passage_languages = [self._languages.detect(one) for one in passages]
+        words = _same_language(text_languages, passage_languages)
         held = [self.terms(one) for one in passages]
         passage_numbers = [numbers_in(one) for one in passages]
         allowed = np.ones(shape, dtype=bool)
@@ -292,11 +300,11 @@ class SupportScorer:
             optional = self.asked_terms(text) if questions else frozenset()
             needed = number_readings(text)
             for column, found in enumerate(held):
-                lexical[row, column] = share_held(wanted, found, optional)
+                # Across two languages a near spelling is a cognate or a false friend, not a
+                # slip of the keys.
+                near = questions and bool(words[row, column])
+                lexical[row, column] = share_held(wanted, found, optional, near=near)
                 allowed[row, column] = holds_numbers(needed, passage_numbers[column])
-        # Each text's language, read once for the three uses below.
-        text_languages = [self._languages.detect(one) for one in texts]
-        passage_languages = [self._languages.detect(one) for one in passages]
         semantic = self._semantic(
             texts, passages, text_languages, passage_languages, clauses=questions
         )
@@ -304,7 +312,6 @@ class SupportScorer:
             [[self._readable(text) * self._readable(one) for one in passages] for text in texts],
             dtype=np.float64,
         ).reshape(shape)
-        words = _same_language(text_languages, passage_languages)
         scores = np.where(allowed, _combined(weight, semantic, lexical, words), 0.0)
         return SupportMatrix(scores, lexical, semantic)
 
@@ -325,13 +332,14 @@ class SupportScorer:
         values = frozenset().union(*(numbers_in(one) for one in chosen))
         if not holds_numbers(number_readings(text), values):
             return 0.0
-        wanted = self.terms(text)
-        held = frozenset().union(*(self.terms(one) for one in chosen))
-        lexical = share_held(wanted, held, self.asked_terms(text) if question else frozenset())
-        semantic = max(float(matrix.semantic[0, column]) for column in columns)
-        weight = self._readable(text) * self._readable("\n".join(chosen))
         together = [self._languages.detect("\n".join(chosen))]
         words = float(_same_language([self._languages.detect(text)], together)[0, 0])
+        wanted = self.terms(text)
+        held = frozenset().union(*(self.terms(one) for one in chosen))
+        optional = self.asked_terms(text) if question else frozenset()
+        lexical = share_held(wanted, held, optional, near=question and words > 0)
+        semantic = max(float(matrix.semantic[0, column]) for column in columns)
+        weight = self._readable(text) * self._readable("\n".join(chosen))
         return float(_combined(weight, semantic, lexical, words))
 
     def _semantic(
@@ -457,11 +465,18 @@ class SupportScorer:
 
 
 def share_held(
-    wanted: frozenset[str], held: frozenset[str], optional: frozenset[str] = frozenset()
+    wanted: frozenset[str],
+    held: frozenset[str],
+    optional: frozenset[str] = frozenset(),
+    *,
+    near: bool = False,
 ) -> float:
-    """The share of ``wanted`` that ``held`` holds, ``optional`` terms counted only where held."""
-    counted = len(wanted) - len((optional & wanted) - held)
-    return len(wanted & held) / counted if counted > 0 else 0.0
+    """The share of ``wanted`` that ``held`` holds, ``optional`` terms counted only where held;
+    ``near``: a near spelling of a term holds it too (``wanted`` is a question's,
+    :func:`open_notebook.text.held_near`)."""
+    found = held_near(wanted, held) if near else wanted & held
+    counted = len(wanted) - len((optional & wanted) - found)
+    return len(found) / counted if counted > 0 else 0.0
 
 
 def _same_language(text_languages: Sequence[str], passage_languages: Sequence[str]) -> np.ndarray:

@@ -33,6 +33,7 @@ from open_notebook.text._scripts import (
     script_letters,
 )
 from open_notebook.text._shares import describe_shares, language_shares
+from open_notebook.text._spelling import held_near, one_edit_apart
 
 __all__ = [
     "DEFAULT_LANGUAGE",
@@ -48,12 +49,14 @@ __all__ = [
     "asked_word",
     "describe_shares",
     "has_unspaced",
+    "held_near",
     "language_shares",
     "load_cld2",
     "main_script",
     "marking_stems",
     "normalized",
     "normalized_words",
+    "one_edit_apart",
     "polarity_words",
     "query_terms",
     "question_parts",
