@@ -20,7 +20,7 @@ from open_notebook.context._question.board import board_of, released
 from open_notebook.context._question.choose import Picked, Stop
 from open_notebook.context._question.passages import blocks_of, costs_of
 from open_notebook.context._question.repeats import Wording
-from open_notebook.context._question.sentences import drafts_of, one_edit_apart
+from open_notebook.context._question.sentences import drafts_of
 from open_notebook.context._question.value import CHUNK_SHARE, COVERAGE_PIVOT, units_of
 from open_notebook.context._render import SEPARATOR
 from open_notebook.search import query_terms
@@ -449,13 +449,6 @@ def test_a_question_term_matches_its_variants_one_edit_away() -> None:
     )
     value = {unit.text: unit.value for unit in units}
     assert value[faith] <= value[other]
-
-
-def test_words_one_edit_apart() -> None:
-    for one, two in [("buddhist", "buddhism"), ("deped", "depend"), ("form", "from")]:
-        assert one_edit_apart(one, two) and one_edit_apart(two, one)
-    for one, two in [("same", "same"), ("abcde", "edcba"), ("abcdef", "abcfed"), ("ab", "abcd")]:
-        assert not one_edit_apart(one, two)
 
 
 def test_records_of_one_title_share_their_label_and_pay_it_once() -> None:

@@ -66,11 +66,11 @@ def test_coverage_of_a_spanish_question_uses_spanish_stems() -> None:
 
 
 def test_a_misspelt_word_of_a_question_still_meets_the_passage() -> None:
-    """The asker typed "afranchis" and "Britaniques": read as exact terms, the passage that
-    answers holds one of the question's three; a near spelling holds the other two."""
+    """The asker typed "affrancis" and "Britaniques": read as exact terms, the passage that
+    answers holds one of the question's three; near spellings hold the other two."""
     text = "Les esclaves noirs furent affranchis par les Britanniques pendant la guerre."
     scorer = SupportScorer(None)
-    misspelt = "Les esclaves furent-ils afranchis par les Britaniques ?"
+    misspelt = "Les esclaves furent-ils affrancis par les Britaniques ?"
     checked = check_coverage(misspelt, [passage(1, text)], scorer)
     assert checked.coverage is Coverage.OK
     spelt = "Les esclaves furent-ils affranchis par les Britanniques ?"
@@ -82,9 +82,9 @@ def test_a_misspelt_word_of_a_question_still_meets_the_passage() -> None:
 
 
 def test_across_two_languages_a_near_spelling_is_no_match() -> None:
-    """Spanish "estudia" and "clase" are one edit from English "studi" and "class": cognates,
-    not slips of the keys, so a Spanish question meets an English passage by exact terms
-    alone (its names and numbers)."""
+    """Spanish "clase" is one edit from English "class": a cognate, not a slip of the keys, so
+    a Spanish question meets an English passage by exact terms alone (its names and
+    numbers)."""
     scorer = SupportScorer(None)
     question = "¿Qué clase de problemas estudia la teoría de la complejidad?"
     text = "Complexity theory studies classes of problems by the resources they need."

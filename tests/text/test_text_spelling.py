@@ -1,39 +1,42 @@
-"""Near spellings: one edit apart, long enough, no digits."""
+"""Near spellings: one edit apart, five letters or more, the first three shared."""
 
 from __future__ import annotations
 
-import pytest
-
-from open_notebook.text import held_near, one_edit_apart
+from open_notebook.text import held_near, near_spellings, one_edit_apart
 
 
-@pytest.mark.parametrize(
-    ("first", "second", "near"),
-    [
-        ("snowbaord", "snowboard", True),  # two neighbours swapped
-        ("devien", "devient", True),  # a letter left out
-        ("releg", "relegu", True),  # a letter added at the end
-        ("cvilis", "civilis", True),
-        ("mondial", "modial", True),
-        ("officiel", "officiol", True),  # one letter changed
-        ("amherst", "amherst", False),  # the same term is not a near spelling
-        ("amherst", "armhurst", False),  # two edits
-        ("abc", "abcde", False),
-        ("", "a", True),
-    ],
-)
-def test_one_edit_apart(first: str, second: str, near: bool) -> None:
-    assert one_edit_apart(first, second) is near
-    assert one_edit_apart(second, first) is near
+def test_words_one_edit_apart() -> None:
+    near = [
+        ("buddhist", "buddhism"),  # a letter changed
+        ("deped", "depend"),  # a letter dropped
+        ("form", "from"),  # two neighbours swapped
+        ("snowbaord", "snowboard"),
+        ("releg", "relegu"),  # a letter added at the end
+    ]
+    for one, two in near:
+        assert one_edit_apart(one, two) and one_edit_apart(two, one)
+    apart = [("same", "same"), ("abcde", "edcba"), ("abcdef", "abcfed"), ("ab", "abcd")]
+    for one, two in apart:
+        assert not one_edit_apart(one, two) and not one_edit_apart(two, one)
 
 
 def test_a_misspelt_or_differently_stemmed_term_is_held_by_its_near_spelling() -> None:
-    held = frozenset({"devient", "mondial", "sidi", "vent", "1830"})
-    assert held_near(["devien", "modial"], held) == {"devien", "modial"}
+    held = ["devient", "packag", "budhism", "river"]
+    assert held_near(frozenset({"devien", "pacakg", "buddhism", "river"}), held) == {
+        "devien",
+        "pacakg",
+        "buddhism",
+        "river",
+    }
+    assert near_spellings(held, ["devien", "buddhism"]) == {
+        "devient": "devien",
+        "budhism": "buddhism",
+    }
 
 
-def test_short_terms_and_numbers_are_held_only_exactly() -> None:
-    held = frozenset({"sidi", "vent", "1830", "rhin"})
-    # "siri"/"sidi" and "vend"/"vent" are one edit apart, but short terms that close are
-    # mostly other words; a number must match exactly.
-    assert held_near(["siri", "vend", "1831", "rhin"], held) == {"rhin"}
+def test_short_terms_and_other_first_letters_are_held_only_exactly() -> None:
+    # One edit apart, but short terms that close, and terms that differ in their first three
+    # letters, are mostly other words.
+    held = ["sidi", "vent", "effect", "season", "civilis", "mondial"]
+    asked = frozenset({"siri", "vend", "affect", "reason", "cvilis", "modial"})
+    assert held_near(asked, held) == set()

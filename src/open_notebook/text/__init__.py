@@ -33,7 +33,7 @@ from open_notebook.text._scripts import (
     script_letters,
 )
 from open_notebook.text._shares import describe_shares, language_shares
-from open_notebook.text._spelling import held_near, one_edit_apart
+from open_notebook.text._spelling import held_near, near_spellings, one_edit_apart
 
 __all__ = [
     "DEFAULT_LANGUAGE",
@@ -54,6 +54,7 @@ __all__ = [
     "load_cld2",
     "main_script",
     "marking_stems",
+    "near_spellings",
     "normalized",
     "normalized_words",
     "one_edit_apart",

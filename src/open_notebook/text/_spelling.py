@@ -1,16 +1,18 @@
-"""Terms one keystroke apart: a question's misspelt word still meets the passage's.
+"""Near spellings: the terms a reader takes for one word though they differ by one letter.
 
-People type questions in a hurry ("moité", "officille", "snowbaorder", "Armherst"), and a
-stemmer splits one word's forms apart ("devienne" reads as ``devien``, "devient" as ``devient``;
-"relégué" as ``relegu``, "reléguée" as ``releg``): as exact terms they share nothing with the
-passage that answers. Two terms are near spellings when one edit turns one into the other (a
-letter inserted, left out or changed, or two neighbours swapped) and both are at least
-:data:`NEAR_LENGTH` characters long. Shorter terms one edit apart are mostly other words ("vend"
-and "vent", "rein" and "sein"), which is why search engines' fuzzy matching allows no edit in
-short words either. Terms holding a digit never match this way: numbers must match exactly.
+A stemmer keeps apart what a reader takes for one word ("Buddhist" and "Buddhism", "Australia"
+and "Australian"; "devienne" reads as ``devien``, "devient" as ``devient``), and people misspell
+what they type ("depedent", "pacakges", "moité"): as exact terms they share nothing. A term is a
+near spelling of another when one edit turns one into the other (a letter added, dropped or
+changed, or two neighbours swapped), both have at least :data:`NEAR_LENGTH` letters and they
+share their first :data:`NEAR_PREFIX`. Shorter terms one edit apart are mostly other words
+("vend" and "vent", "rein" and "sein"), and so are words that differ in their first letters
+("season" and "reason", "affect" and "effect").
 
-Only a question is read this way. An answer's sentence is written from the passages, whose words
-the model copies; there a near spelling is another word (a changed name), not a typing slip.
+A question's terms are read this way wherever a question meets the text that may answer it: the
+builder's choice of sentences, the coverage check and the answer check. Search keeps exact terms,
+and an answer's sentences are read exactly: the model copies the passages' words, so a near
+spelling there is another word (a changed name), not a slip of the keys.
 """
 
 from __future__ import annotations
@@ -18,48 +20,51 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-# The shortest term that may be matched by a near spelling (stems, not words: "relegu").
+# The shortest term that may match by a near spelling (stems, not words: "relegu"), and the
+# first letters it shares with it.
 NEAR_LENGTH: Final = 5
+NEAR_PREFIX: Final = 3
 
 
-def one_edit_apart(first: str, second: str) -> bool:
-    """Whether one insertion, deletion, substitution or swap of neighbours turns ``first``
-    into ``second`` (two equal terms are not)."""
-    if first == second or abs(len(first) - len(second)) > 1:
+def one_edit_apart(one: str, two: str) -> bool:
+    """Whether two different words differ by one letter added, dropped or changed, or by two
+    neighbouring letters swapped."""
+    if one == two or abs(len(one) - len(two)) > 1:
         return False
-    if len(first) > len(second):
-        first, second = second, first
-    start = 0
-    while start < len(first) and first[start] == second[start]:
-        start += 1
-    if len(first) < len(second):
-        return first[start:] == second[start + 1 :]
-    if first[start + 1 :] == second[start + 1 :]:
-        return True
-    return (
-        start + 1 < len(first)
-        and first[start] == second[start + 1]
-        and first[start + 1] == second[start]
-        and first[start + 2 :] == second[start + 2 :]
+    if len(one) > len(two):
+        one, two = two, one
+    same = 0
+    while same < len(one) and one[same] == two[same]:
+        same += 1
+    if len(one) < len(two):
+        return one[same:] == two[same + 1 :]
+    changed = one[same + 1 :] == two[same + 1 :]
+    swapped = (
+        one[same : same + 2] == two[same : same + 2][::-1] and one[same + 2 :] == two[same + 2 :]
     )
+    return changed or swapped
 
 
-def _fuzzable(term: str) -> bool:
-    return len(term) >= NEAR_LENGTH and not any(char.isdigit() for char in term)
+def near_spellings(found: Iterable[str], wanted: Iterable[str]) -> dict[str, str]:
+    """Each term of ``found`` that is not in ``wanted`` but a near spelling of one of its terms,
+    mapped onto that term (the first in sorted order, when several are)."""
+    asked = frozenset(wanted)
+    by_prefix: dict[str, list[str]] = {}
+    for term in sorted(asked):
+        if len(term) >= NEAR_LENGTH:
+            by_prefix.setdefault(term[:NEAR_PREFIX], []).append(term)
+    near: dict[str, str] = {}
+    for term in found:
+        if len(term) < NEAR_LENGTH or term in asked:
+            continue
+        for one in by_prefix.get(term[:NEAR_PREFIX], ()):
+            if one_edit_apart(term, one):
+                near[term] = one
+                break
+    return near
 
 
-def held_near(wanted: Iterable[str], held: frozenset[str]) -> frozenset[str]:
+def held_near(wanted: frozenset[str], held: Iterable[str]) -> frozenset[str]:
     """The terms of ``wanted`` that ``held`` holds, exactly or by a near spelling."""
-    found: set[str] = set()
-    near: list[str] | None = None
-    for term in wanted:
-        if term in held:
-            found.add(term)
-            continue
-        if not _fuzzable(term):
-            continue
-        if near is None:
-            near = [one for one in held if _fuzzable(one)]
-        if any(one_edit_apart(term, one) for one in near):
-            found.add(term)
-    return frozenset(found)
+    terms = frozenset(held)
+    return (wanted & terms) | frozenset(near_spellings(terms - wanted, wanted).values())

@@ -6,11 +6,9 @@ is made of: overlapping chunks share their sentences (the overlap is one unit, n
 consecutive chunks of one section are one text (a sentence cut between them is one unit),
 and a note or insight whose chunk is its whole text is one unit (it goes in whole or not at all).
 
-A question's term matches a word of a sentence whose stem is one edit away from it (a letter
-added, dropped, changed, or two swapped), when both stems have five letters or more and share
-their first three: the stemmer keeps apart what a reader takes for one word (Buddhist and
-Buddhism, Australia and Australian) and a question's typo ("depedent") would match nothing.
-Search keeps exact terms; only the choice of sentences within what search found is lenient.
+A question's term matches a word of a sentence that is a near spelling of it
+(:mod:`open_notebook.text._spelling`: Buddhist and Buddhism, a typo such as "depedent"). Search
+keeps exact terms; only the choice of sentences within what search found is lenient.
 """
 
 from __future__ import annotations
@@ -26,11 +24,7 @@ import numpy.typing as npt
 
 from open_notebook.context._model import Candidate
 from open_notebook.segment import sentences
-from open_notebook.text import DEFAULT_LANGUAGE, term_sequences
-
-# Stems this long or longer match a question term one edit away sharing this many first letters.
-_VARIANT_MIN_LETTERS: Final = 5
-_VARIANT_PREFIX: Final = 3
+from open_notebook.text import DEFAULT_LANGUAGE, near_spellings, term_sequences
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,48 +216,11 @@ def analyze_terms(drafts: list[Draft], question: Sequence[str]) -> None:
         [draft.text for draft in drafts],
         [draft.chunks[0].language if draft.chunks else DEFAULT_LANGUAGE for draft in drafts],
     )
-    variants = variants_of(distinct, terms)
+    variants = near_spellings(distinct, terms)
     for draft, found in zip(drafts, sequences, strict=True):
         sequence = [variants.get(term, term) for term in found]
         draft.terms = terms.intersection(sequence)
         draft.phrases = pairs.intersection(zip(sequence, sequence[1:], strict=False))
-
-
-def variants_of(found: Iterable[str], question: frozenset[str]) -> dict[str, str]:
-    """Each found stem that is a variant of a question's term (see the module docstring),
-    mapped onto that term."""
-    by_prefix: dict[str, list[str]] = {}
-    for term in sorted(question):
-        if len(term) >= _VARIANT_MIN_LETTERS:
-            by_prefix.setdefault(term[:_VARIANT_PREFIX], []).append(term)
-    variants: dict[str, str] = {}
-    for stem in found:
-        if len(stem) < _VARIANT_MIN_LETTERS or stem in question:
-            continue
-        for term in by_prefix.get(stem[:_VARIANT_PREFIX], ()):
-            if one_edit_apart(stem, term):
-                variants[stem] = term
-                break
-    return variants
-
-
-def one_edit_apart(one: str, two: str) -> bool:
-    """Whether two different words differ by one letter added, dropped or changed, or by two
-    neighbouring letters swapped."""
-    if one == two or abs(len(one) - len(two)) > 1:
-        return False
-    if len(one) > len(two):
-        one, two = two, one
-    same = 0
-    while same < len(one) and one[same] == two[same]:
-        same += 1
-    if len(one) < len(two):
-        return one[same:] == two[same + 1 :]
-    changed = one[same + 1 :] == two[same + 1 :]
-    swapped = (
-        one[same : same + 2] == two[same : same + 2][::-1] and one[same + 2 :] == two[same + 2 :]
-    )
-    return changed or swapped
 
 
 def idf_of(held: Sequence[frozenset[str]], question: frozenset[str]) -> dict[str, float]:
