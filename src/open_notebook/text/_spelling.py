@@ -2,10 +2,10 @@
 
 A stemmer keeps apart what a reader takes for one word ("Buddhist" and "Buddhism", "Australia"
 and "Australian"; "devienne" reads as ``devien``, "devient" as ``devient``), and people misspell
-what they type ("depedent", "pacakges", "Britaniques"): as exact terms they share nothing. A term is a
-near spelling of another when one edit turns one into the other (a letter added, dropped or
-changed, or two neighbours swapped), both have at least :data:`NEAR_LENGTH` letters and they
-share their first :data:`NEAR_PREFIX`. Shorter terms one edit apart are mostly other words
+what they type ("depedent", "pacakges", "Britaniques"): as exact terms they share nothing. A
+term is a near spelling of another when one edit turns one into the other (a letter added,
+dropped or changed, or two neighbours swapped), both have at least :data:`NEAR_LENGTH` letters
+and they share their first :data:`NEAR_PREFIX`. Shorter terms one edit apart are mostly other words
 ("vend" and "vent", "rein" and "sein"), and so are words that differ in their first letters
 ("season" and "reason", "affect" and "effect").
 
