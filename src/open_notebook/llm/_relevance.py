@@ -133,17 +133,18 @@ def check_answer(
         ranked = [int(one) for one in np.argsort(-matrix.scores[row], kind="stable")[:2]]
         top = float(matrix.scores[row, ranked[0]])
         chosen.update(one for one in ranked if matrix.scores[row, one] >= SECOND_SOURCE * top)
-    meaning = [
-        float(by_question.semantic[0, one])
-        for one in chosen
-        if scorer.language(texts[one]) not in ("", language)
-    ]
-    # A misspelt term of the question is held by its near spelling in a source of its language;
-    # in another language a near spelling is a cognate or a false friend.
+    # A source in another language than the question's gives its meaning too; only in a source
+    # of the question's language is a misspelt term held by its near spelling (across languages
+    # a near spelling is a cognate or a false friend).
+    meaning: list[float] = []
     own: set[str] = set()
     other: set[str] = set()
     for one in chosen:
-        terms = own if scorer.language(texts[one]) in ("", language) else other
+        if scorer.language(texts[one]) in ("", language):
+            terms = own
+        else:
+            terms = other
+            meaning.append(float(by_question.semantic[0, one]))
         terms |= scorer.terms(texts[one])
         if one > 0 and candidates[one - 1].number == candidates[one].number:
             terms |= scorer.terms(texts[one - 1])
