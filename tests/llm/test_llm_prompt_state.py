@@ -3,6 +3,9 @@ later requests and processes, and the same answer to the same question whatever 
 
 from __future__ import annotations
 
+import gc
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,7 @@ import pytest
 from open_notebook.config import LocalModelName
 from open_notebook.llm import ChatMessage, LocalModel, Role, model_spec
 from open_notebook.llm._kv_state import KEPT
+from open_notebook.llm._local import private_state_dir
 
 # A Qwen model: Gemma 3's sliding-window layers keep llama.cpp from reusing a cached prompt.
 QWEN = model_spec(LocalModelName.QWEN_05B)
@@ -122,3 +126,34 @@ async def test_each_text_of_instructions_has_its_file_and_only_the_newest_are_ke
     model.close()
     assert len(list(state.glob("*.kv"))) == KEPT
     assert not list(state.glob("*.part"))
+
+
+def test_a_private_state_folder_goes_with_its_model_even_unclosed() -> None:
+    """A model given no writable state folder makes its own; a script that never closes the
+    model, or drops it, leaves none behind (each held a 3 MB saved prompt)."""
+    script = (
+        "from open_notebook.llm._local import private_state_dir\n"
+        "class Owner: pass\n"
+        "owner = Owner()\n"
+        "folder, _ = private_state_dir(owner)\n"
+        "(folder / 'state.kv').write_bytes(b'x')\n"
+        "print(folder)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    left = Path(done.stdout.strip())
+    assert left.name.startswith("open-notebook-slot-")
+    assert not left.exists()
+
+
+def test_a_private_state_folder_goes_when_its_model_is_dropped() -> None:
+    class Owner:
+        pass
+
+    owner = Owner()
+    folder, forget = private_state_dir(owner)
+    assert folder.is_dir() and forget.alive
+    del owner
+    gc.collect()
+    assert not folder.exists()

@@ -15,6 +15,7 @@ import secrets
 import shutil
 import tempfile
 import threading
+import weakref
 from collections.abc import AsyncIterator, Sequence
 from itertools import takewhile
 from pathlib import Path
@@ -60,6 +61,14 @@ def _writable(folder: Path) -> bool:
     return os.access(folder, os.W_OK)
 
 
+def private_state_dir(owner: object) -> tuple[Path, weakref.finalize[Any, Any]]:
+    """A temporary folder of ``owner``'s own and what removes it: called by its close, else when
+    ``owner`` is collected or the process exits (a script that never closes its model leaves no
+    saved prompt state behind)."""
+    folder = Path(tempfile.mkdtemp(prefix="open-notebook-slot-"))
+    return folder, weakref.finalize(owner, shutil.rmtree, folder, ignore_errors=True)
+
+
 def runtime_features() -> str:
     """The vector instructions the llama.cpp in use was built for: ``AVX, AVX2`` for the
     prebuilt wheel, AVX-512 and VNNI too after ``make native`` on a CPU that has them."""
@@ -102,6 +111,7 @@ class LocalModel:
         # (None, or a folder that cannot be written: a folder of this instance's own).
         self._state_dir = state_dir
         self._own_state_dir: Path | None = None
+        self._forget_own_state: weakref.finalize[Any, Any] | None = None
         self._state: PromptState | None = None
         self._server: Any = None
         self._http: httpx.Client | None = None
@@ -124,9 +134,9 @@ class LocalModel:
             if self._http is not None:
                 self._http.close()
             self._server, self._http, self._state = None, None, None
-            if self._own_state_dir is not None:
-                shutil.rmtree(self._own_state_dir, ignore_errors=True)
-                self._own_state_dir = None
+            if self._forget_own_state is not None:
+                self._forget_own_state()
+            self._own_state_dir, self._forget_own_state = None, None
 
     @property
     def loopback_url(self) -> str | None:
@@ -147,7 +157,8 @@ class LocalModel:
         params = self.server_params(path, key)
         folder = self._state_dir
         if folder is None or not _writable(folder):
-            folder = self._own_state_dir = Path(tempfile.mkdtemp(prefix="open-notebook-slot-"))
+            folder, self._forget_own_state = private_state_dir(self)
+            self._own_state_dir = folder
         self._state = PromptState(
             folder,
             model_sha256=self.spec.sha256,
