@@ -18,7 +18,9 @@ A sentence ends:
   except a full-width period after one Latin letter (an initial: ``A．Ｌ．纳戴``);
 * at a line break, unless the next line starts with a lowercase letter after a line that does
   not end a sentence (``cold will\nsimply need``): hard-wrapped prose goes on there, while a
-  heading, a list item or a line of its own starts with a capital, a marker or a digit.
+  heading, a list item or a line of its own starts with a capital, a marker or a digit. Markup
+  opening the next line's first word (``developed the\n*levain*, a firmer``: emphasis, code,
+  a bracket or a quote, with no space after it) is read past: the word decides.
 
 Spans are whitespace-trimmed and never empty.
 """
@@ -38,6 +40,9 @@ _SENTENCE_END: Final = re.compile(
 _ABBREVIATION: Final = re.compile(r"[^\W\d_](?:\.[^\W\d_])*")
 # One capital letter: an initial (a name follows).
 _INITIAL: Final = re.compile(r"[^\W\d_]")
+# Marks that open a word with no space after them (Markdown emphasis and code, brackets,
+# quotes): a wrapped line starting with one goes on if the word after it does.
+_OPENING_MARKS: Final = frozenset("*_`([{\"'\u201c\u2018\u00ab")
 # Titles written before a name.
 _TITLES: Final = frozenset(
     "mr mrs ms messrs dr prof st mt ft gen col lt sgt capt cmdr adm rev hon gov sen rep pres"  # noqa: SIM905
@@ -71,6 +76,8 @@ def _continues(text: str, mark: re.Match[str], stop: int) -> bool:
     if mark.group() == "\n":
         # A list item's next line is indented under its text: the sentence goes on there too.
         while index < stop and text[index] in " \t":
+            index += 1
+        while index + 1 < stop and text[index] in _OPENING_MARKS and not text[index + 1].isspace():
             index += 1
         return index < stop and text[index].islower() and _line_goes_on(text, mark.start())
     while index < stop and text[index] in " \t":
