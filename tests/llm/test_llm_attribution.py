@@ -260,6 +260,28 @@ def test_the_word_naming_what_a_question_asks_is_not_missed_where_the_answer_nam
     )
 
 
+def test_a_question_resting_on_one_word_besides_the_asked_one_is_not_covered_by_that_word(
+    scorer: SupportScorer,
+) -> None:
+    """ "What is the capital of France?" of a sourdough notebook: without "capital", any
+    passage that names France held the whole question, and the demo's history passage covered
+    it."""
+    europe = passage(
+        3,
+        "source:history",
+        "In France, bakers developed the levain, a firmer white-flour culture, and the long,"
+        " crusty loaves that came with it.",
+    )
+    passages = (*PASSAGES, europe)
+    question = "What is the capital of France?"
+    assert scorer.asked_terms(question) == frozenset()
+    assert check_coverage(question, passages, scorer).coverage is Coverage.LOW
+    # With two terms of its own besides, the asked word is optional as before.
+    asked = "In what country did bakers develop the levain?"
+    assert scorer.asked_terms(asked) == scorer.terms("country")
+    assert check_coverage(asked, passages, scorer).coverage is Coverage.OK
+
+
 def test_without_an_embedder_shared_words_decide(scorer: SupportScorer) -> None:
     lexical = SupportScorer(None)
     [copied, other] = attribute(f"{OVEN} {HISTORY}", CitationIndex(visible=PASSAGES), lexical)

@@ -70,6 +70,8 @@ from open_notebook.text import (
 log = logging.getLogger(__name__)
 
 SUPPORT_BAR: Final = 0.5
+# The question's own terms that must remain for the word it asks with to be optional.
+ASKED_BESIDES: Final = 2
 # MiniLM's opinion of those pairs on the scale the support bar was set on, (cos - null) /
 # (1 - null). Every embedder's opinions are stretched so that its answer level reads as this:
 # USE multilingual puts a question nearer its null than MiniLM does, even against its answer
@@ -270,14 +272,16 @@ class SupportScorer:
 
     def asked_terms(self, question: str) -> frozenset[str]:
         """The terms of the word naming what ``question`` asks for (:func:`asked_word`), when
-        the question holds other terms besides: a passage that answers names the thing, not its
-        kind, so the word counts for a passage that holds it and is not missed in one that does
-        not (see :func:`share_held`). Read in the languages of the last :meth:`read_in`."""
+        the question holds at least :data:`ASKED_BESIDES` other terms: a passage that answers
+        names the thing, not its kind, so the word counts for a passage that holds it and is not
+        missed in one that does not (see :func:`share_held`). A question with one other term
+        ("What is the capital of France?") would otherwise be covered by any passage that says
+        that one word: a topic, not a claim. Read in the languages of the last :meth:`read_in`."""
         word = asked_word(question, self.language(question))
         if word is None:
             return frozenset()
         asked = self.terms(word)
-        return asked if self.terms(question) - asked else frozenset()
+        return asked if len(self.terms(question) - asked) >= ASKED_BESIDES else frozenset()
 
     def score(
         self, texts: Sequence[str], passages: Sequence[str], *, questions: bool = False
