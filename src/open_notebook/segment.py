@@ -20,7 +20,11 @@ A sentence ends:
   not end a sentence (``cold will\nsimply need``): hard-wrapped prose goes on there, while a
   heading, a list item or a line of its own starts with a capital, a marker or a digit. Markup
   opening the next line's first word (``developed the\n*levain*, a firmer``: emphasis, code,
-  a bracket or a quote, with no space after it) is read past: the word decides.
+  a bracket or a quote, with no space after it) is read past: the word decides. A capital or a
+  digit goes on too where the line was cut because that word did not fit: the line and the word
+  are wider than the text's widest line (``now called\n*Fructilactobacillus*``, ``flour\n10 to
+  12 percent``), in a text wrapped at :data:`WRAP_MIN` characters or more, after a line that is
+  no heading, table row or quote, before a word that is no list number.
 
 Spans are whitespace-trimmed and never empty.
 """
@@ -40,6 +44,14 @@ _SENTENCE_END: Final = re.compile(
 _ABBREVIATION: Final = re.compile(r"[^\W\d_](?:\.[^\W\d_])*")
 # One capital letter: an initial (a name follows).
 _INITIAL: Final = re.compile(r"[^\W\d_]")
+# Prose is hard-wrapped at 60-120 characters: a text whose lines are all shorter is lines of
+# their own (a list, verse, a form), each a unit.
+WRAP_MIN: Final = 40
+# A line at least this share of the text's widest is wrapped prose; a heading or a label is
+# shorter.
+WRAP_SHARE: Final = 0.6
+# A list item's number, alone as the first word of its line.
+_LIST_NUMBER: Final = re.compile(r"\d{1,3}[.)]")
 # Marks that open a word with no space after them (Markdown emphasis and code, brackets,
 # quotes): a wrapped line starting with one goes on if the word after it does.
 _OPENING_MARKS: Final = frozenset("*_`([{\"'\u201c\u2018\u00ab")
@@ -58,16 +70,18 @@ def sentences(text: str, start: int = 0, end: int | None = None) -> Iterator[tup
     """Spans of sentences (and lines) in ``text[start:end]``, whitespace trimmed."""
     stop = len(text) if end is None else end
     position = start
+    width = max(len(line.rstrip()) for line in text[start:stop].split("\n"))
     for mark in _SENTENCE_END.finditer(text, start, stop):
-        if _continues(text, mark, stop):
+        if _continues(text, mark, stop, width):
             continue
         yield from trimmed(text, position, mark.end())
         position = mark.end()
     yield from trimmed(text, position, stop)
 
 
-def _continues(text: str, mark: re.Match[str], stop: int) -> bool:
-    """An abbreviation or ellipsis the sentence goes on after."""
+def _continues(text: str, mark: re.Match[str], stop: int, width: int) -> bool:
+    """An abbreviation, an ellipsis or a wrapped line the sentence goes on after (``width``:
+    the text's widest line)."""
     if mark.group() == "\uff0e":
         # A full-width period after one Latin letter is an initial (A．Ｌ．纳戴), not an end.
         before = text[mark.start() - 2 : mark.start()]
@@ -77,9 +91,12 @@ def _continues(text: str, mark: re.Match[str], stop: int) -> bool:
         # A list item's next line is indented under its text: the sentence goes on there too.
         while index < stop and text[index] in " \t":
             index += 1
+        first = index
         while index + 1 < stop and text[index] in _OPENING_MARKS and not text[index + 1].isspace():
             index += 1
-        return index < stop and text[index].islower() and _line_goes_on(text, mark.start())
+        if index >= stop or not _line_goes_on(text, mark.start()):
+            return False
+        return text[index].islower() or _wrapped(text, mark.start(), first, index, stop, width)
     while index < stop and text[index] in " \t":
         index += 1
     if not (index < stop and index > mark.end()):
@@ -103,6 +120,22 @@ def _continues(text: str, mark: re.Match[str], stop: int) -> bool:
     if folded in _TITLES and (following.isupper() or following.isdigit()):
         return True
     return folded in _REFERENCES and (following.isdigit() or following == "(")
+
+
+def _wrapped(text: str, end: int, first: int, word: int, stop: int, width: int) -> bool:
+    """The line ending at ``end`` was cut before the next line's first word (it starts at
+    ``first``, its letters at ``word``) because the word did not fit; see the module docstring."""
+    if width < WRAP_MIN or not text[word].isalnum():
+        return False
+    line = text[text.rfind("\n", 0, end) + 1 : end].rstrip()
+    if line.lstrip().startswith(("#", "|", ">")):
+        return False
+    after = first
+    while after < stop and not text[after].isspace():
+        after += 1
+    if _LIST_NUMBER.fullmatch(text[first:after]):
+        return False
+    return len(line) >= WRAP_SHARE * width
 
 
 def _enumerator(text: str, end: int) -> bool:

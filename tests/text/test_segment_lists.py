@@ -60,3 +60,45 @@ def test_a_list_marker_after_a_wrapped_line_still_starts_an_item() -> None:
         "* under-fermentation",
         "* a weak starter",
     ]
+
+
+WRAPPED = (
+    "## Microbiology\n\n"
+    "Lactic acid bacteria outnumber the yeasts by a hundred to one. The best-known species, now"
+    " called\n*Fructilactobacillus sanfranciscensis*, was first described from San Francisco"
+    " bread but lives in\nstarters everywhere. Bread flour contains 12 to 14 percent protein,"
+    " all-purpose flour\n10 to 12 percent.\n"
+)
+
+
+def test_a_line_cut_before_a_capital_or_a_number_goes_on_with_its_sentence() -> None:
+    """Hard-wrapped prose cut before a name or a number: the demo's microbiology source gave
+    the model "The best-known sourdough species, now called" as a sentence, and it answered
+    with it."""
+    assert _texts(WRAPPED) == [
+        "## Microbiology",
+        "Lactic acid bacteria outnumber the yeasts by a hundred to one.",
+        "The best-known species, now called *Fructilactobacillus sanfranciscensis*, was first"
+        " described from San Francisco bread but lives in starters everywhere.",
+        "Bread flour contains 12 to 14 percent protein, all-purpose flour 10 to 12 percent.",
+    ]
+
+
+def test_short_lines_headings_and_list_numbers_stay_lines_of_their_own() -> None:
+    prose = "A long line of wrapped prose that goes on and on about the dough and the oven."
+    assert _texts(f"{prose}\nIntroduction\nThe study began in 1990.") == [
+        prose,
+        "Introduction",
+        "The study began in 1990.",
+    ]
+    assert _texts("Ingredients\nFlour\nWater\nSalt") == ["Ingredients", "Flour", "Water", "Salt"]
+    intro = "Likely causes, from the most to the least frequent, in the order a baker checks"
+    assert _texts(f"{intro}\n1. Under-fermentation.\n2) A weak starter.") == [
+        intro,
+        "1. Under-fermentation.",
+        "2) A weak starter.",
+    ]
+    assert _texts(f"# {intro}\nThe first cause is time.") == [
+        f"# {intro}",
+        "The first cause is time.",
+    ]
