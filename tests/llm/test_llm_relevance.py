@@ -190,3 +190,34 @@ def test_an_answer_to_a_misspelt_question_answers(scorer: SupportScorer) -> None
     typed = "Why does the bred come out dense in a cool kitchin?"
     found = _judged(scorer, f"{DENSE} [2]", question=typed)
     assert found.answers and found.score >= 0.3, found.as_dict()
+
+
+def test_a_sentence_answers_what_its_section_heading_names(scorer: SupportScorer) -> None:
+    """ "What is hooch?" answered with the sentence under "## Hooch on the starter": the
+    sentence never says "hooch", its heading does, and the check had flagged the right answer
+    as coming from elsewhere."""
+    hooch = (
+        "## Hooch on the starter\n\nA grey liquid on top of a starter is alcohol and water "
+        "produced by a hungry culture. Pour it off and feed the starter more often."
+    )
+    passages = [
+        NumberedPassage(
+            number,
+            f"source:s{number}#c0",
+            f"source:s{number}",
+            "source",
+            "",
+            None,
+            0,
+            len(text),
+            text,
+        )
+        for number, text in enumerate((BAKED, hooch), start=1)
+    ]
+    answer = (
+        "A grey liquid on top of a starter is alcohol and water produced by a hungry culture. [2]"
+    )
+    for question, answers in (("What is hooch?", True), ("What is an autolyse?", False)):
+        sentences = attribute(answer, CitationIndex(visible=passages), scorer, question=question)
+        found = check_answer(question, sentences, passages, scorer)
+        assert found is not None and found.answers is answers, (question, found.as_dict())

@@ -201,6 +201,12 @@ def plain_headings(text: str) -> str:
 _HEADING: Final = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 
+def heading_titles(text: str) -> list[str]:
+    """The titles of ``text``'s Markdown heading lines, in order (``## Hooch on the starter``:
+    ``Hooch on the starter``)."""
+    return [match.group(1).strip() for match in _HEADING.finditer(text)]
+
+
 def is_heading(line: str) -> bool:
     """``line`` is a Markdown heading (what :func:`plain_headings` shows as a label)."""
     return _HEADING.fullmatch(line) is not None

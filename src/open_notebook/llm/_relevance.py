@@ -35,6 +35,7 @@ from typing import Any, Final
 import numpy as np
 
 from open_notebook.llm._attribution import AttributedSentence, SupportStatus
+from open_notebook.llm._passages import heading_titles
 from open_notebook.llm._quotes import Quotable, Quote, quotable_sentences
 from open_notebook.llm._support import SupportMatrix, SupportScorer
 from open_notebook.text import held_near, polarity_words
@@ -139,6 +140,9 @@ def check_answer(
     meaning: list[float] = []
     own: set[str] = set()
     other: set[str] = set()
+    # A sentence under "## Hooch on the starter" speaks of hooch though it never names it: its
+    # passage's headings are never quoted, but they say what its sentences are about.
+    headings = {one.number: "\n".join(heading_titles(one.text)) for one in passages}
     for one in chosen:
         if scorer.language(texts[one]) in ("", language):
             terms = own
@@ -146,6 +150,7 @@ def check_answer(
             terms = other
             meaning.append(float(by_question.semantic[0, one]))
         terms |= scorer.terms(texts[one])
+        terms |= scorer.terms(headings.get(candidates[one].number, ""))
         if one > 0 and candidates[one - 1].number == candidates[one].number:
             terms |= scorer.terms(texts[one - 1])
     found = held_near(wanted, frozenset(own)) | (wanted & other)
