@@ -35,7 +35,7 @@ def scorer(paired_embedder: PairedEmbedder) -> SupportScorer:
     return SupportScorer(paired_embedder)
 
 
-def _passages() -> list[NumberedPassage]:
+def _passages(texts: tuple[str, ...] = (WARMTH, DENSE, BAKED)) -> list[NumberedPassage]:
     return [
         NumberedPassage(
             number,
@@ -48,7 +48,7 @@ def _passages() -> list[NumberedPassage]:
             len(text),
             text,
         )
-        for number, text in enumerate((WARMTH, DENSE, BAKED), start=1)
+        for number, text in enumerate(texts, start=1)
     ]
 
 
@@ -193,27 +193,14 @@ def test_an_answer_to_a_misspelt_question_answers(scorer: SupportScorer) -> None
 
 
 def test_a_sentence_answers_what_its_section_heading_names(scorer: SupportScorer) -> None:
-    """ "What is hooch?" answered with the sentence under "## Hooch on the starter": the
+    """'What is hooch?' answered with the sentence under "## Hooch on the starter": the
     sentence never says "hooch", its heading does, and the check had flagged the right answer
     as coming from elsewhere."""
     hooch = (
         "## Hooch on the starter\n\nA grey liquid on top of a starter is alcohol and water "
         "produced by a hungry culture. Pour it off and feed the starter more often."
     )
-    passages = [
-        NumberedPassage(
-            number,
-            f"source:s{number}#c0",
-            f"source:s{number}",
-            "source",
-            "",
-            None,
-            0,
-            len(text),
-            text,
-        )
-        for number, text in enumerate((BAKED, hooch), start=1)
-    ]
+    passages = _passages((BAKED, hooch))
     answer = (
         "A grey liquid on top of a starter is alcohol and water produced by a hungry culture. [2]"
     )
