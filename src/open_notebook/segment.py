@@ -21,10 +21,10 @@ A sentence ends:
   heading, a list item or a line of its own starts with a capital, a marker or a digit. Markup
   opening the next line's first word (``developed the\n*levain*, a firmer``: emphasis, code,
   a bracket or a quote, with no space after it) is read past: the word decides. A capital or a
-  digit goes on too where the line was cut because that word did not fit: the line and the word
-  are wider than the text's widest line (``now called\n*Fructilactobacillus*``, ``flour\n10 to
-  12 percent``), in a text wrapped at :data:`WRAP_MIN` characters or more, after a line that is
-  no heading, table row or quote, before a word that is no list number.
+  digit goes on too after a line of wrapped prose (``now called\n*Fructilactobacillus*``,
+  ``flour\n10 to 12 percent``): a line at least :data:`WRAP_SHARE` of the text's widest, in a
+  text wrapped at :data:`WRAP_MIN` characters or more, that is no heading, table row or quote,
+  before a word that is no list number. A heading or a label of its own is a short line.
 
 Spans are whitespace-trimmed and never empty.
 """
@@ -123,8 +123,8 @@ def _continues(text: str, mark: re.Match[str], stop: int, width: int) -> bool:
 
 
 def _wrapped(text: str, end: int, first: int, word: int, stop: int, width: int) -> bool:
-    """The line ending at ``end`` was cut before the next line's first word (it starts at
-    ``first``, its letters at ``word``) because the word did not fit; see the module docstring."""
+    """The line ending at ``end`` is wrapped prose that goes on in the next line's first word
+    (it starts at ``first``, its letters at ``word``); see the module docstring."""
     if width < WRAP_MIN or not text[word].isalnum():
         return False
     line = text[text.rfind("\n", 0, end) + 1 : end].rstrip()
