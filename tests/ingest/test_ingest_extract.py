@@ -9,6 +9,7 @@ import pytest
 
 from open_notebook.errors import ExtractionError, InvalidInputError
 from open_notebook.ingest import SourceFormat, extract_bytes, extract_file
+from open_notebook.ingest._pages import joined_words
 from pdf_support import make_pdf
 
 LIMIT = 10 * 1024 * 1024
@@ -69,6 +70,21 @@ def test_pdf_text_is_extracted(tmp_path: Path) -> None:
     assert "Glaciers carve valleys" in extracted.text
     assert "thousands of years" in extracted.text
     assert extracted.title == "Glaciers carve valleys"
+
+
+def test_a_pdf_word_broken_at_a_line_end_is_made_whole(tmp_path: Path) -> None:
+    """A justified page hyphenates words at its line ends; read as they stand, "fermenta" and
+    "tion" match no question about fermentation."""
+    path = tmp_path / "paper.pdf"
+    lines = ["Yeasts and bacteria drive fermenta-", "tion in every dough, at page 3 -", "Next"]
+    path.write_bytes(make_pdf(lines))
+    text = extract_file(path, max_bytes=LIMIT).text
+    assert "drive fermentation in every dough" in text
+    # A hyphen before a capital, or after a number, is no broken word.
+    assert "page 3 -\nNext" in text
+    assert joined_words("die Gä-\nrung, бро-\nжение, Jean-\nPaul") == (
+        "die Gärung, брожение, Jean-\nPaul"
+    )
 
 
 def test_docx_paragraphs_and_headings(tmp_path: Path) -> None:

@@ -6,7 +6,9 @@ import io
 import math
 import warnings
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
+
+import regex
 
 from open_notebook.errors import ExtractionError
 from open_notebook.ingest._ocr import Tesseract
@@ -15,6 +17,18 @@ from open_notebook.ingest._types import ExtractOptions, Read
 
 if TYPE_CHECKING:
     from PIL.Image import Image
+
+# A word a page's layout broke at the end of a line ("fermenta-\ntion"): a letter, a hyphen, the
+# line break, and the word's lowercase rest.
+_BROKEN_WORD: Final = regex.compile(r"(\p{L})-[ \t]*\n[ \t]*(?=\p{Ll})")
+
+
+def joined_words(page: str) -> str:
+    """``page`` with the words its lines broke with a hyphen made whole again ("fermentation",
+    not "fermenta" and "tion": search, the builder and attribution read words). A compound
+    broken at its own hyphen ("well-\nknown") is joined too ("wellknown"), as PDF readers that
+    dehyphenate do: a justified page breaks plain words far more often."""
+    return _BROKEN_WORD.sub(r"\1", page)
 
 
 def read_pdf(name: str, data: bytes, options: ExtractOptions) -> Read:
@@ -45,7 +59,7 @@ def read_pdf(name: str, data: bytes, options: ExtractOptions) -> Read:
             pages[index] = page.text
             if options.on_page is not None:
                 options.on_page(done, len(blank), page.seconds)
-    text = "\n\n".join(page.strip() for page in pages if page.strip())
+    text = "\n\n".join(joined_words(page.strip()) for page in pages if page.strip())
     if not text:
         if blank and not options.ocr:
             raise ExtractionError(
@@ -141,7 +155,7 @@ def read_image(name: str, data: bytes, options: ExtractOptions) -> Read:
         ) from error
     except (OSError, ValueError, SyntaxError) as error:
         raise ExtractionError(name, f"not a readable image ({error})") from error
-    text = "\n\n".join(one.strip() for one in texts if one.strip())
+    text = "\n\n".join(joined_words(one.strip()) for one in texts if one.strip())
     if not text:
         raise ExtractionError(name, "OCR found no text in the image")
     pages = tuple(number for number, one in enumerate(texts, 1) if one.strip())
