@@ -110,7 +110,7 @@ class LocalModel:
         # Where each request's instructions are kept, read, for every later request and process
         # (None, or a folder that cannot be written: a folder of this instance's own).
         self._state_dir = state_dir
-        self._own_state_dir: Path | None = None
+        # What removes that folder of its own, once made.
         self._forget_own_state: weakref.finalize[Any, Any] | None = None
         self._state: PromptState | None = None
         self._server: Any = None
@@ -136,7 +136,7 @@ class LocalModel:
             self._server, self._http, self._state = None, None, None
             if self._forget_own_state is not None:
                 self._forget_own_state()
-            self._own_state_dir, self._forget_own_state = None, None
+            self._forget_own_state = None
 
     @property
     def loopback_url(self) -> str | None:
@@ -158,7 +158,6 @@ class LocalModel:
         folder = self._state_dir
         if folder is None or not _writable(folder):
             folder, self._forget_own_state = private_state_dir(self)
-            self._own_state_dir = folder
         self._state = PromptState(
             folder,
             model_sha256=self.spec.sha256,
