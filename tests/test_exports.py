@@ -271,6 +271,7 @@ EXPORTS: dict[str, list[str]] = {
         "runtime_features",
         "read_gguf_header",
         "split_sentences",
+        "accepted_answer_translation",
         "answer_translation_request",
         "question_translator",
         "translate_question",

@@ -158,11 +158,40 @@ async def test_a_question_searched_in_translation_is_answered_in_it_then_put_int
         answer_turn = requests[1][-1].content
         assert f"Question: {TRANSLATION}" in answer_turn and SPANISH not in answer_turn
         assert "written in English" in answer_turn and "frequent feeds" in answer_turn
-        # 3: that answer, into Spanish.
+        # 3: that answer, into Spanish, in the words the asker used for what the question names.
         system, user = requests[2]
         assert "into Spanish" in system.content and "square brackets" in system.content
+        assert f'"{TRANSLATION}", was asked in Spanish as "{SPANISH}"' in system.content
         assert user.content == TRANSLATION
         assert done.answer == TRANSLATION
+
+
+async def test_a_translated_answer_that_says_another_number_is_translated_again_plainly(
+    tmp_path: Path,
+) -> None:
+    """Shown the question as asked, the model can copy from it rather than translate: a reply
+    with a number the draft does not hold (or without one of its marks) is not what the reader
+    gets; the draft is translated again without the question."""
+    draft = "17,000 customers had not received the service. [1]"
+    copied = "47.000 clientes aún no habían recibido el servicio. [1]"
+    unmarked = "17.000 clientes no habían recibido el servicio."
+    plain = "17.000 clientes no habían recibido el servicio. [1]"
+    question = "¿Cuántos clientes no habían recibido el servicio?"
+    for first in (copied, unmarked):
+        async with bread(tmp_path / first[:2], "", ("Maintaining a starter", REVIVING)) as seeded:
+            done = await _asked(seeded, question, TRANSLATION, draft, first, plain)
+            requests = [sent_messages(one) for one in seeded.server.requests]
+            assert len(requests) == 4
+            paired, again = requests[2][0].content, requests[3][0].content
+            assert question in paired and question not in again and "into Spanish" in again
+            assert requests[3][1].content == draft
+            assert done.answer == plain
+
+    # A reply that keeps the draft's number (in its own way of writing it) and marks is taken.
+    async with bread(tmp_path / "kept", "", ("Maintaining a starter", REVIVING)) as seeded:
+        done = await _asked(seeded, question, TRANSLATION, draft, plain, "unused")
+        assert len(seeded.server.requests) == 3
+        assert done.answer == plain
 
 
 async def test_a_question_in_the_notebooks_language_is_answered_in_one_request(
@@ -204,7 +233,9 @@ async def test_a_translated_answer_is_judged_on_what_the_model_wrote_from_the_pa
 async def test_a_translation_that_says_the_question_back_is_no_answer(tmp_path: Path) -> None:
     draft = "A neglected starter is saved with small, frequent feeds in a warm spot. [1]"
     async with bread(tmp_path, "", ("Maintaining a starter", REVIVING)) as seeded:
-        done = await _asked(seeded, SPANISH, TRANSLATION, draft, SPANISH)
+        # Said back when shown the question, and again when asked without it.
+        done = await _asked(seeded, SPANISH, TRANSLATION, draft, SPANISH, SPANISH)
+        assert len(seeded.server.requests) == 4
         assert done.answer_check is not None and done.answer_check.echoes
         assert not done.answer_check.answers
 

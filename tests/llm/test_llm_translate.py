@@ -10,7 +10,13 @@ import pytest
 
 from open_notebook.errors import ModelError
 from open_notebook.llm import ChatMessage, Role, translate_question
-from open_notebook.llm._translate import accepted_translation, translation_request
+from open_notebook.llm._translate import (
+    accepted_answer_translation,
+    accepted_translation,
+    answer_translation_request,
+    copies_title,
+    translation_request,
+)
 from open_notebook.text import LanguageDetector
 
 QUESTION = "¿Por qué el pan de masa madre sale denso?"
@@ -24,8 +30,9 @@ class Replying:
     context_budget: int | None = None
     context_words: int | None = None
 
-    def __init__(self, reply: str | None) -> None:
+    def __init__(self, reply: str | None, *later: str) -> None:
         self.reply = reply
+        self.later = list(later)
         self.sent: list[Sequence[ChatMessage]] = []
 
     def warm_up(self) -> None:
@@ -46,7 +53,10 @@ class Replying:
         self.sent.append(messages)
         if self.reply is None:
             raise ModelError("the model is gone")
-        return self.reply
+        reply = self.reply
+        if self.later:
+            self.reply = self.later.pop(0)
+        return reply
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +110,76 @@ async def test_a_model_that_fails_leaves_the_question_as_asked(languages: Langua
         await translate_question(model, QUESTION, language="xx", titles=[], languages=languages)
         is None
     )
+
+
+TITLES = ["Maintaining and reviving a starter", "Choosing flour for sourdough"]
+FRIDGE = "Comment conserver un levain au réfrigérateur ?"
+
+
+@pytest.mark.parametrize(
+    ("text", "copied"),
+    [
+        ("How to maintain and revive a starter?", True),  # every term from the first title
+        ("What is sourdough flour?", True),
+        ("How do I keep a starter in the refrigerator?", False),
+        ("How to maintain a starter in the refrigerator?", False),
+        ("How and why?", False),  # no terms at all
+    ],
+)
+def test_a_reply_whose_terms_all_come_from_one_title_copies_it(text: str, copied: bool) -> None:
+    assert copies_title(text, TITLES, "en") is copied
+
+
+@pytest.mark.asyncio
+async def test_a_reply_that_says_a_title_back_is_asked_for_again_word_for_word(
+    languages: LanguageDetector,
+) -> None:
+    model = Replying(
+        "How to maintain and revive a starter?", "How do I keep a starter in the refrigerator?"
+    )
+    found = await translate_question(
+        model, FRIDGE, language="en", titles=TITLES, languages=languages
+    )
+    assert found == "How do I keep a starter in the refrigerator?"
+    first, again = (one[0].content for one in model.sent)
+    assert "every word" not in first and "not a title" not in first
+    assert "every word" in again and "not a title" in again and TITLES[0] in again
+
+    # A second reply that is no translation leaves the first.
+    model = Replying("How to maintain and revive a starter?", "Conservez-le au froid.")
+    found = await translate_question(
+        model, FRIDGE, language="en", titles=TITLES, languages=languages
+    )
+    assert found == "How to maintain and revive a starter?"
+
+    # A translation that is no title is asked for once.
+    model = Replying("How do I keep a starter in the refrigerator?", "unused")
+    await translate_question(model, FRIDGE, language="en", titles=TITLES, languages=languages)
+    assert len(model.sent) == 1
+
+
+def test_the_answer_is_put_in_the_askers_words_when_the_question_pair_is_given() -> None:
+    plain, _ = answer_translation_request("Feed it. [1]", "Spanish")
+    system, user = answer_translation_request(
+        "Feed it. [1]", "Spanish", (QUESTION, "Why is sourdough dense?")
+    )
+    assert user == ChatMessage(Role.USER, "Feed it. [1]")
+    assert system.content.startswith(plain.content)
+    assert f'"Why is sourdough dense?", was asked in Spanish as "{QUESTION}"' in system.content
+    assert QUESTION not in plain.content
+
+
+@pytest.mark.parametrize(
+    ("reply", "taken"),
+    [
+        ("Se alimenta 2 veces al día. [1]", True),
+        (" Se alimenta dos veces al día. [1] ", True),  # a number may be spelled out
+        ("Se alimenta 3 veces al día. [1]", False),  # a number the draft does not hold
+        ("Se alimenta 2 veces al día.", False),  # the draft's mark lost
+        ("Se alimenta 2 veces al día. [1] [2]", True),  # a mark added is attribution's to judge
+        ("", False),
+    ],
+)
+def test_a_translated_answer_keeps_the_drafts_numbers_and_marks(reply: str, taken: bool) -> None:
+    draft = "Feed it 2 times a day. [1]"
+    assert (accepted_answer_translation(reply, draft) is not None) is taken

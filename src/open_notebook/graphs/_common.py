@@ -40,6 +40,7 @@ from open_notebook.llm import (
     Role,
     SupportScorer,
     TokenPlan,
+    accepted_answer_translation,
     answer_translation_request,
     attribute,
     check_answer,
@@ -338,7 +339,9 @@ async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any
     draft = ""
     if language:
         draft = (await collect(stream)).strip()
-        stream = _translated(deps.llm, draft, state.language, 2 * deps.answer_tokens)
+        stream = _translated(
+            deps.llm, draft, state.language, (state.question, asked), 2 * deps.answer_tokens
+        )
     literal = LiteralStream()
     async for delta in stream:
         shown = literal.feed(delta)
@@ -358,16 +361,22 @@ async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any
 
 
 async def _translated(
-    llm: LanguageModel, draft: str, language: str, max_tokens: int
+    llm: LanguageModel, draft: str, language: str, asked: tuple[str, str], max_tokens: int
 ) -> AsyncIterator[str]:
-    """``draft`` put into ``language`` (its name), as the model streams it; nothing for an empty
-    draft (asked to translate nothing, a model writes something)."""
+    """``draft`` put into ``language`` (its name) in the words of the question ``asked`` (as
+    asked, as translated), whole: a reply that is not taken
+    (:func:`~open_notebook.llm.accepted_answer_translation`) is asked for again without the
+    question. Nothing for an empty draft (asked to translate nothing, a model writes something)."""
     if not draft:
         return
-    async for delta in llm.stream(
-        answer_translation_request(draft, language), max_tokens=max_tokens
-    ):
-        yield delta
+    reply = await llm.complete(
+        answer_translation_request(draft, language, asked), max_tokens=max_tokens
+    )
+    if accepted_answer_translation(reply, draft) is None:
+        reply = await llm.complete(
+            answer_translation_request(draft, language), max_tokens=max_tokens
+        )
+    yield reply
 
 
 async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:

@@ -66,6 +66,7 @@ from open_notebook.llm._relevance import (
 from open_notebook.llm._support import SUPPORT_BAR, SupportMatrix, SupportScorer, numbers_in
 from open_notebook.llm._templates import chatml_prompt, gemma_prompt
 from open_notebook.llm._translate import (
+    accepted_answer_translation,
     answer_translation_request,
     question_translator,
     translate_question,
@@ -135,6 +136,7 @@ __all__ = [
     "runtime_features",
     "read_gguf_header",
     "split_sentences",
+    "accepted_answer_translation",
     "answer_translation_request",
     "question_translator",
     "translate_question",
