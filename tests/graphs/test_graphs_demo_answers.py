@@ -14,13 +14,13 @@ notebook's language, and the answer is put into the asker's (``llm/_translate.py
 revive question and the demo's own question in French are answered right that way (the French
 one was answered with a restatement of the question when the model wrote French from English
 passages). Put back into the asker's language beside the question as asked, the answer calls
-things what the asker called them ("levain", "masa madre"). Two of issue 43's acceptance checks do not hold and are marked
-``xfail(strict=True)``, so the day one passes the marker must go: the short Spanish dense-bread
-question cites a passage about rye that does not say it, and the demo's own question in Spanish
-is answered, once put into Spanish, with only that the temperature affects the fermentation. The
-revive question in English is answered right (its mark on the passage that says to feed the
-starter in a warm spot since search re-reads its top hits by their best sentence,
-``search/_sentences.py``)."""
+things what the asker called them ("levain", "masa madre"). Two of issue 43's acceptance checks
+do not hold and are marked ``xfail(strict=True)``, so the day one passes the marker must go: the
+short Spanish dense-bread question cites a passage about rye that does not say it, and the demo's
+own question in Spanish is answered, once put into Spanish, with only that the temperature
+affects the fermentation. The revive question in English is answered right (its mark on the
+passage that says to feed the starter in a warm spot since search re-reads its top hits by their
+best sentence, ``search/_sentences.py``)."""
 
 from __future__ import annotations
 
