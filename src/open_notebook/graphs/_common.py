@@ -306,7 +306,7 @@ async def generate(state: ChatState, *, config: RunnableConfig) -> dict[str, Any
 
     A question searched in the notebook's language (a translation, see :func:`_searched_as`) is
     answered in that language, from the translation, and the answer is then put into the
-    asker's language, which is what streams (:mod:`open_notebook.llm._translate`)."""
+    asker's language, which is sent whole once checked (:mod:`open_notebook.llm._translate`)."""
     if state.refused:
         return {}
     deps = deps_of(config)
