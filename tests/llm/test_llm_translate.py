@@ -30,7 +30,7 @@ class Replying:
     context_budget: int | None = None
     context_words: int | None = None
 
-    def __init__(self, reply: str | None, *later: str) -> None:
+    def __init__(self, reply: str | None, *later: str | None) -> None:
         self.reply = reply
         self.later = list(later)
         self.sent: list[Sequence[ChatMessage]] = []
@@ -151,6 +151,13 @@ async def test_a_reply_that_says_a_title_back_is_asked_for_again_word_for_word(
         model, FRIDGE, language="en", titles=TITLES, languages=languages
     )
     assert found == "How to maintain and revive a starter?"
+
+    # A model that fails the second time leaves the first too.
+    model = Replying("How to maintain and revive a starter?", None)
+    found = await translate_question(
+        model, FRIDGE, language="en", titles=TITLES, languages=languages
+    )
+    assert found == "How to maintain and revive a starter?" and len(model.sent) == 2
 
     # A translation that is no title is asked for once.
     model = Replying("How do I keep a starter in the refrigerator?", "unused")

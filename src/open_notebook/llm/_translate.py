@@ -124,22 +124,21 @@ async def translate_question(
     if not name:
         return None
     shown = titles[:MAX_TITLES]
+    reply = await _reply(llm, translation_request(question, name, shown))
+    taken = None if reply is None else accepted_translation(reply, question, language, languages)
+    if taken is None or not copies_title(taken, shown, language):
+        return taken
+    again = await _reply(llm, translation_request(question, name, shown, every_word=True))
+    return (again and accepted_translation(again, question, language, languages)) or taken
+
+
+async def _reply(llm: LanguageModel, messages: list[ChatMessage]) -> str | None:
+    """The model's one-line reply to a translation request, or ``None`` when the model fails."""
     try:
-        reply = await llm.complete(
-            translation_request(question, name, shown), max_tokens=TRANSLATION_TOKENS, stop=["\n"]
-        )
-        taken = accepted_translation(reply, question, language, languages)
-        if taken is None or not copies_title(taken, shown, language):
-            return taken
-        again = await llm.complete(
-            translation_request(question, name, shown, every_word=True),
-            max_tokens=TRANSLATION_TOKENS,
-            stop=["\n"],
-        )
+        return await llm.complete(messages, max_tokens=TRANSLATION_TOKENS, stop=["\n"])
     except ModelError as exc:
         log.warning("the question could not be translated to search with: %s", exc)
         return None
-    return accepted_translation(again, question, language, languages) or taken
 
 
 def copies_title(text: str, titles: Sequence[str], language: str) -> bool:
