@@ -10,7 +10,7 @@ import pytest
 from open_notebook.config import Settings
 from open_notebook.embeddings import FakeEmbedder
 from open_notebook.errors import InvalidInputError, NotFoundError
-from open_notebook.eval import evaluate, evaluate_modes, load_dataset
+from open_notebook.eval import evaluate, evaluate_context, evaluate_modes, load_dataset
 from open_notebook.llm import create_language_model, question_translator
 from open_notebook.llm.testing import LoopbackChatServer
 
@@ -133,3 +133,36 @@ async def test_hybrid_translated_needs_a_model_to_translate_with(
         await evaluate_modes(
             dataset, ["hybrid-translated"], settings=settings, embedder=FakeEmbedder(64)
         )
+
+
+def _with_format(root: Path, declared: object) -> Path:
+    """The tiny dataset with a Markdown document of two sections declared as ``declared``."""
+    dataset = write_dataset(root)
+    text = "# Wings\n\n## Sweep\n\nA swept wing delays drag rise.\n\n## Slipstream\n\nThe propeller"
+    text += " slipstream adds lift."
+    row = {"_id": "d5", "title": "", "text": text, "format": declared}
+    with (dataset / "corpus.jsonl").open("a") as out:
+        out.write(json.dumps(row) + "\n")
+    return dataset
+
+
+async def test_a_document_declared_markdown_is_read_by_its_sections(
+    tmp_path: Path, settings: Settings
+) -> None:
+    chunks = {}
+    for declared in ("markdown", "text"):
+        dataset = _with_format(tmp_path / declared, declared)
+        document = next(one for one in load_dataset(dataset).documents if one.id == "d5")
+        assert document.format == declared
+        report = await evaluate_context(
+            dataset, settings=settings, embedder=FakeEmbedder(64), budgets=[200]
+        )
+        chunks[declared] = report["chunks"]
+    # Read as Markdown, its two sections are two chunks; as text, one.
+    assert chunks["markdown"] == chunks["text"] + 1
+
+
+def test_an_unknown_document_format_is_named(tmp_path: Path) -> None:
+    dataset = _with_format(tmp_path / "pdf", "pdf")
+    with pytest.raises(InvalidInputError, match="'d5' has format 'pdf'"):
+        load_dataset(dataset)

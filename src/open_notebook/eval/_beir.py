@@ -7,8 +7,13 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 from open_notebook.errors import InvalidInputError, NotFoundError
+
+# The text formats a corpus line may declare (``"format"``): how ingest reads its text. BEIR's
+# own fields say nothing of it, and its corpora are plain text.
+DOCUMENT_FORMATS: Final = frozenset({"text", "markdown"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,6 +21,8 @@ class Document:
     id: str
     title: str
     text: str
+    # "markdown": its headings are sections, as the product reads a Markdown file.
+    format: str = "text"
 
     @property
     def full_text(self) -> str:
@@ -70,15 +77,30 @@ def load_corpus(directory: Path) -> tuple[Document, ...]:
 
     Raises:
         NotFoundError: ``corpus.jsonl`` is missing.
-        InvalidInputError: a line is not the expected JSON.
+        InvalidInputError: a line is not the expected JSON, or declares an unknown format.
     """
     path = directory / "corpus.jsonl"
     if not path.is_file():
         raise NotFoundError(str(path), f"{path} not found (expected BEIR layout)")
     return tuple(
-        Document(str(row["_id"]), str(row.get("title") or ""), str(row.get("text") or ""))
+        Document(
+            str(row["_id"]),
+            str(row.get("title") or ""),
+            str(row.get("text") or ""),
+            _format(row, path),
+        )
         for row in _jsonl(path)
     )
+
+
+def _format(row: Mapping[str, object], path: Path) -> str:
+    declared = row.get("format", "text")
+    if declared not in DOCUMENT_FORMATS:
+        known = ", ".join(sorted(DOCUMENT_FORMATS))
+        raise InvalidInputError(
+            f"{path}: document {row['_id']!r} has format {declared!r}; expected one of {known}"
+        )
+    return str(declared)
 
 
 def _strings(rows: list[dict[str, object]], name: str) -> dict[str, tuple[str, ...]]:

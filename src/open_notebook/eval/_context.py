@@ -299,7 +299,9 @@ async def _ingest(
 
 
 def _extracted(document: Document) -> Extracted:
-    return Extracted(document.title or document.id, document.full_text, SourceFormat.TEXT)
+    return Extracted(
+        document.title or document.id, document.full_text, SourceFormat(document.format)
+    )
 
 
 def _mean(values: Sequence[float] | Sequence[bool]) -> float | None:

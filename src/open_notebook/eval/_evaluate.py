@@ -213,7 +213,9 @@ async def _ingest(
     async def add(document: Document) -> tuple[str, str]:
         nonlocal done
         async with gate:
-            result = await ingestor.add_text(notebook, document.id, document.full_text)
+            result = await ingestor.add_text(
+                notebook, document.id, document.full_text, fmt=document.format
+            )
         done += 1
         if progress is not None:
             progress("ingest", done, len(documents))
