@@ -236,6 +236,13 @@ BENCHES: tuple[Bench, ...] = (
         needs=(SHARED_DATA / "squad-long",),
     ),
     Bench(
+        "demo-questions",
+        "bench.demo_questions",
+        (),
+        ("--answers",),
+        timeout_s=900,
+    ),
+    Bench(
         "coverage",
         "bench.coverage",
         ("--sets", "squad-long,squad-es", "--questions", "60"),
