@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -162,7 +163,8 @@ async def test_a_document_declared_markdown_is_read_by_its_sections(
     assert chunks["markdown"] == chunks["text"] + 1
 
 
-def test_an_unknown_document_format_is_named(tmp_path: Path) -> None:
-    dataset = _with_format(tmp_path / "pdf", "pdf")
-    with pytest.raises(InvalidInputError, match="'d5' has format 'pdf'"):
+@pytest.mark.parametrize(("declared", "said"), [("pdf", "'pdf'"), (["markdown"], "['markdown']")])
+def test_an_unknown_document_format_is_named(tmp_path: Path, declared: object, said: str) -> None:
+    dataset = _with_format(tmp_path / "bad", declared)
+    with pytest.raises(InvalidInputError, match=re.escape(f"'d5' has format {said}")):
         load_dataset(dataset)

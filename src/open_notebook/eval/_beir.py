@@ -95,7 +95,7 @@ def load_corpus(directory: Path) -> tuple[Document, ...]:
 
 def _format(row: Mapping[str, object], path: Path) -> str:
     declared = row.get("format", "text")
-    if declared not in DOCUMENT_FORMATS:
+    if not isinstance(declared, str) or declared not in DOCUMENT_FORMATS:
         known = ", ".join(sorted(DOCUMENT_FORMATS))
         raise InvalidInputError(
             f"{path}: document {row['_id']!r} has format {declared!r}; expected one of {known}"
