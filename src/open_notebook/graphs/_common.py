@@ -372,11 +372,12 @@ async def _translated(
     reply = await llm.complete(
         answer_translation_request(draft, language, asked), max_tokens=max_tokens
     )
-    if accepted_answer_translation(reply, draft) is None:
-        reply = await llm.complete(
+    taken = accepted_answer_translation(reply, draft)
+    if taken is None:
+        taken = await llm.complete(
             answer_translation_request(draft, language), max_tokens=max_tokens
         )
-    yield reply
+    yield taken
 
 
 async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[str, Any]:
