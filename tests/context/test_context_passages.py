@@ -681,6 +681,46 @@ def test_a_sentence_holding_all_of_one_thing_asked_counts_as_covering_it() -> No
     assert values(parts)[founded] > values(parts)[moved]
 
 
+STORAGE = (
+    "## Refrigerator storage\n\nA starter used once a week can live in the refrigerator. "
+    "It will keep for a week or two between feeds."
+)
+KEEPS = "It will keep for a week or two between feeds."
+
+
+def _storage_values(section: tuple[str, ...] | None, question: str) -> dict[str, float]:
+    """The units' values of the storage section's one chunk, read as under ``section``."""
+    owner = record("storage", "Maintaining a starter")
+    chunk = RankedChunk(owner, "chunk:0", 0, 0, len(STORAGE), STORAGE, 1, section=section)
+    parts = [query_terms(part) for part in question_parts(question, "en")]
+    asked = parts if len(parts) > 1 else []
+    units = units_of([chunk], query_terms(question), type_weights={"source": 1.0}, parts=asked)
+    return {unit.text: unit.value for unit in units}
+
+
+def test_a_sentence_holds_the_question_terms_of_its_sections_heading() -> None:
+    # "It will keep..." holds none of the question's words; its section's heading says it is
+    # about the refrigerator.
+    question = "How long can a starter live in the refrigerator?"
+    headed = _storage_values(("Maintaining a starter", "Refrigerator storage"), question)
+    elsewhere = _storage_values(("Maintaining a starter", "Weekly routine"), question)
+    unknown = _storage_values(None, question)
+    assert headed[KEEPS] > elsewhere[KEEPS]
+    # Only the section's own heading counts (the title is about the whole document), and a
+    # chunk whose section is not known is read by its text alone.
+    titled = _storage_values(("Refrigerator storage", "Weekly routine"), question)
+    assert titled[KEEPS] == elsewhere[KEEPS] == unknown[KEEPS]
+
+
+def test_a_question_asking_two_things_is_covered_by_the_sentences_own_words() -> None:
+    # Each part of a question asking several things is a few terms: a heading holding one of
+    # them would make every sentence of its section all of that part.
+    question = "How long can a starter live in the refrigerator, and how often is it used?"
+    headed = _storage_values(("Maintaining a starter", "Refrigerator storage"), question)
+    elsewhere = _storage_values(("Maintaining a starter", "Weekly routine"), question)
+    assert headed[KEEPS] == elsewhere[KEEPS]
+
+
 def test_what_a_chosen_unit_gives_back_is_what_its_rendering_costs() -> None:
     # Three records, two of them under one label; the first's sentences chosen with gaps
     # between some of them.

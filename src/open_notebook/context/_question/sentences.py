@@ -150,6 +150,8 @@ class Draft:
     before: str = ""
     terms: frozenset[str] = frozenset()
     phrases: frozenset[tuple[str, str]] = frozenset()
+    # The question's terms that the headings it sits under hold, and its text does not.
+    heading_terms: frozenset[str] = frozenset()
 
 
 def drafts_of(chunks: Sequence[RankedChunk]) -> list[Draft]:
@@ -209,7 +211,8 @@ def term_scores(
 
 
 def analyze_terms(drafts: list[Draft], question: Sequence[str]) -> None:
-    """Each draft's question terms and phrases, a term's variants read as the term."""
+    """Each draft's question terms and phrases, a term's variants read as the term, and the
+    question's terms its section's heading holds besides (``Draft.heading_terms``)."""
     terms = frozenset(question)
     pairs = frozenset(zip(question, question[1:], strict=False))
     sequences, distinct = _term_sequences(
@@ -221,6 +224,29 @@ def analyze_terms(drafts: list[Draft], question: Sequence[str]) -> None:
         sequence = [variants.get(term, term) for term in found]
         draft.terms = terms.intersection(sequence)
         draft.phrases = pairs.intersection(zip(sequence, sequence[1:], strict=False))
+    _read_headings(drafts, terms)
+
+
+def _read_headings(drafts: list[Draft], terms: frozenset[str]) -> None:
+    """Each draft's question terms held by the heading of the section it sits in (its innermost
+    one: a document's title is about all of it) and not by its own text.
+
+    A section's heading says what its every sentence is about: "It will keep for a week or two
+    between feeds." under "Refrigerator storage" answers "How long can a starter live in the
+    refrigerator?" and holds none of its words."""
+    languages = {
+        (section[-1], draft.chunks[0].language): None
+        for draft in drafts
+        if draft.chunks and (section := draft.chunks[0].section)
+    }
+    if not languages:
+        return
+    keys = list(languages)
+    sequences, _ = _term_sequences([heading for heading, _ in keys], [one for _, one in keys])
+    held = {key: terms.intersection(found) for key, found in zip(keys, sequences, strict=True)}
+    for draft in drafts:
+        if draft.chunks and (section := draft.chunks[0].section):
+            draft.heading_terms = held[(section[-1], draft.chunks[0].language)] - draft.terms
 
 
 def idf_of(held: Sequence[frozenset[str]], question: frozenset[str]) -> dict[str, float]:
@@ -233,11 +259,16 @@ def idf_of(held: Sequence[frozenset[str]], question: frozenset[str]) -> dict[str
 
 
 def matched_idf(
-    draft: Draft, idf: Mapping[str, float], within: frozenset[str] | None = None
+    draft: Draft,
+    idf: Mapping[str, float],
+    within: frozenset[str] | None = None,
+    *,
+    headed: bool = False,
 ) -> float:
     """The idf of the question's terms a unit holds (of those ``within`` one part of it, when
-    given), a phrase counted as one more term."""
-    held = draft.terms if within is None else draft.terms & within
+    given), a phrase counted as one more term; with ``headed``, its headings' terms too."""
+    own = draft.terms | draft.heading_terms if headed else draft.terms
+    held = own if within is None else own & within
     pairs = [pair for pair in draft.phrases if within is None or within.issuperset(pair)]
     terms = math.fsum(idf.get(term, 0.0) for term in held)
     return terms + math.fsum(idf.get(one, 0.0) + idf.get(two, 0.0) for one, two in pairs) / 2
