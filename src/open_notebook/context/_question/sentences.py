@@ -150,7 +150,7 @@ class Draft:
     before: str = ""
     terms: frozenset[str] = frozenset()
     phrases: frozenset[tuple[str, str]] = frozenset()
-    # The question's terms that the headings it sits under hold, and its text does not.
+    # The question's terms that the heading of its section holds and its text does not.
     heading_terms: frozenset[str] = frozenset()
 
 

@@ -41,14 +41,14 @@ A unit's value estimates how likely it is to hold what the question asks for:
   them too: coverage is the greatest of the whole's and each part's (the idf of the part's terms
   held over the part's), so the answer to a short part is not read as a quarter of the question
   (``bench/compound.py``, docs/quality.md).
-  A sentence also holds the question's terms of its section's heading (a Markdown or HTML
-  source's innermost heading, :func:`open_notebook.context._question.sentences.analyze_terms`):
-  "It will keep for a week or two between feeds." under "Refrigerator storage" answers "How long
-  can a starter live in the refrigerator?" in none of its words. Only for coverage: its share of
-  its chunk stays its own words', or every sentence of a section would share alike in a term
-  only the heading says. And only for a question that asks one thing: a part is a few terms,
-  and a heading naming one of them made each sentence of its section all of that part, which
-  crowded out the sentences that answer the other (docs/quality.md, "The demo's questions").
+  A sentence also holds the question's terms of its section's heading (the innermost heading
+  of a Markdown, HTML or Word source; ``Draft.heading_terms``): "It will keep for a week or two
+  between feeds." under "Refrigerator storage" answers "How long can a starter live in the
+  refrigerator?" in none of its words. Only for coverage: its share of its chunk stays its own
+  words', or every sentence of a section would share alike in a term only the heading says.
+  And only for a question that asks one thing: a part is a few terms, and a heading naming one
+  of them made each sentence of its section all of that part, which crowded out the sentences
+  that answer the other (docs/quality.md, "The demo's questions").
 
 * where the chunk comes with its sentences' vectors (pooled from the token states of the
   embedder's one run on the chunk, so each is read in the chunk's context) and the question
@@ -189,10 +189,7 @@ def units_of(
         covered = matched_idf(draft, idf, headed=not asked)
         coverage = covered / question_idf if question_idf > 0 else 0.0
         coverage = max(
-            [
-                coverage,
-                *(matched_idf(draft, idf, part) / whole for part, whole in asked),
-            ]
+            [coverage, *(matched_idf(draft, idf, part) / whole for part, whole in asked)]
         )
         held = math.exp(coverage - COVERAGE_PIVOT)
         best: tuple[float, RankedChunk] | None = None
