@@ -100,7 +100,7 @@ def _format(row: Mapping[str, object], path: Path) -> str:
         raise InvalidInputError(
             f"{path}: document {row['_id']!r} has format {declared!r}; expected one of {known}"
         )
-    return str(declared)
+    return declared
 
 
 def _strings(rows: list[dict[str, object]], name: str) -> dict[str, tuple[str, ...]]:

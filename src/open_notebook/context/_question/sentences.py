@@ -234,19 +234,20 @@ def _read_headings(drafts: list[Draft], terms: frozenset[str]) -> None:
     A section's heading says what its every sentence is about: "It will keep for a week or two
     between feeds." under "Refrigerator storage" answers "How long can a starter live in the
     refrigerator?" and holds none of its words."""
-    languages = {
-        (section[-1], draft.chunks[0].language): None
+    keyed = [
+        (draft, (section[-1], draft.chunks[0].language))
         for draft in drafts
         if draft.chunks and (section := draft.chunks[0].section)
-    }
-    if not languages:
+    ]
+    if not keyed:
         return
-    keys = list(languages)
-    sequences, _ = _term_sequences([heading for heading, _ in keys], [one for _, one in keys])
-    held = {key: terms.intersection(found) for key, found in zip(keys, sequences, strict=True)}
-    for draft in drafts:
-        if draft.chunks and (section := draft.chunks[0].section):
-            draft.heading_terms = held[(section[-1], draft.chunks[0].language)] - draft.terms
+    headings = list(dict.fromkeys(key for _, key in keyed))
+    sequences, _ = _term_sequences(
+        [heading for heading, _ in headings], [language for _, language in headings]
+    )
+    held = {key: terms.intersection(found) for key, found in zip(headings, sequences, strict=True)}
+    for draft, key in keyed:
+        draft.heading_terms = held[key] - draft.terms
 
 
 def idf_of(held: Sequence[frozenset[str]], question: frozenset[str]) -> dict[str, float]:
