@@ -358,11 +358,14 @@ def test_the_scale_sentences_are_embedded_once_per_scorer(
 
 
 def test_minilm_reads_on_the_scale_the_support_bar_was_set_on(scorer: SupportScorer) -> None:
-    # The stretch to ANSWER_LEVEL leaves the default embedder's opinions as they are.
+    # The stretch to ANSWER_LEVEL leaves the default embedder's opinions as they are, up to
+    # what the CPU does to the int8 products: onnxruntime's kernels differ with and without
+    # VNNI, and MiniLM's level read 0.7255 on a machine with it, 0.7278 on one with AVX2 only
+    # (docs/quality.md, "The int8 MiniLM on a CPU without VNNI").
     levels = scorer.levels()
     assert levels is not None and SupportScorer(None).levels() is None
     null, answer = levels
-    assert (answer - null) / (1.0 - null) == pytest.approx(ANSWER_LEVEL, abs=1e-3)
+    assert (answer - null) / (1.0 - null) == pytest.approx(ANSWER_LEVEL, abs=5e-3)
 
 
 SPANISH = (
