@@ -68,6 +68,37 @@ def test_ask_streams_the_answer_then_its_sentences_marks_and_quoted_passages(
     assert "does not" not in out  # the notebook covers the question: no notice
 
 
+def test_ask_quotes_the_passage_a_wrong_mark_names(
+    cli: Invoke, source_id: str, chat_server: LoopbackChatServer, tmp_path: Path
+) -> None:
+    """A mark the model wrote on a passage that does not hold its sentence is shown ``[n✗]``,
+    and that passage is quoted under the answer, said so, so the mark can be looked up."""
+    oven = tmp_path / "oven.md"
+    oven.write_text("# Oven\n\nBread bakes in a hot oven for forty minutes.")
+    assert cli("add", str(oven), "-n", "Bread").exit_code == 0
+    # Two things asked, so the context holds a passage for each.
+    question = "Why is my bread dense, and how long does bread bake in the oven?"
+    chat_server.answer = "Placeholder."
+    first = json_of(cli("--json", "ask", question, "-n", "Bread"))
+    numbers = {one["title"]: one["number"] for one in first["passages"]}
+    assert set(numbers) == {"Cold", "Oven"}, numbers
+    chat_server.answer = f"A cold kitchen slows fermentation [{numbers['Oven']}]."
+    result = cli("ask", question, "-n", "Bread")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    # The model's mark comes first in reading order; the attribution finds the passage that
+    # holds the sentence.
+    assert "✓ A cold kitchen slows fermentation. [1✗] [2]" in out
+    assert f"[2] Cold · {source_id} #c0 · passage {numbers['Cold']} of the context" in out
+    wrong = next(line for line in out.splitlines() if line.startswith("[1✗] Oven · "))
+    assert f"passage {numbers['Oven']} of the context" in wrong
+    assert wrong.endswith("· cited, does not hold the sentence")
+    assert "“Oven: Bread bakes in a hot oven for forty minutes.”" in out
+    # Quoted once, in mark order.
+    assert out.index("[1✗] Oven · ") < out.index("[2] Cold · ")
+    assert out.count("“Oven: ") == 1
+
+
 def test_ask_says_when_the_notebook_does_not_cover_the_question(
     cli: Invoke, source_id: str, chat_server: LoopbackChatServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

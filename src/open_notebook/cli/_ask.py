@@ -1,7 +1,8 @@
 """``open-notebook ask``: a grounded answer from a notebook, streamed, then shown again sentence by
 sentence with its citation marks, unsupported sentences marked, and the quoted passages under it.
 Marks are numbered 1, 2, 3 in reading order (each passage's number in the context is shown beside
-it); a mark the model wrote for a passage that does not hold its sentence is marked ``[2✗]``.
+it); a mark the model wrote for a passage that does not hold its sentence is marked ``[2✗]``, and
+that passage is quoted too, said so: every mark is looked up under the answer, in mark order.
 A question the notebook does not cover is refused by default, with the nearest passages listed
 as such.
 
@@ -13,6 +14,9 @@ as such.
     ✗ The moon is made of cheese. [2✗] (unsupported)
     [1] Fermentation and temperature · source:abc #c3 · passage 2 of the context · chars 120–410
         "Below 20 °C the yeast works slowly ..."
+    [2✗] Scoring and baking · source:def #c1 · passage 1 of the context · chars 0–230 · cited,
+        does not hold the sentence
+        "A common schedule for a 900 g loaf ..."
 """
 
 from __future__ import annotations
@@ -131,8 +135,10 @@ def print_citations(state: CliState, done: DoneEvent) -> None:
         out.rule("[bold]attributed", style="dim")
         for sentence in done.sentences:
             out.print(_sentence_line(sentence, marks), soft_wrap=True)
-        for passage in done.cited_passages:
-            out.print(_passage_lines(passage, marks[passage.number]), soft_wrap=True)
+        quoted = [(passage, True) for passage in done.cited_passages]
+        quoted += [(passage, False) for passage in _cited_not_holding(done)]
+        for passage, holds in sorted(quoted, key=lambda one: marks[one[0].number]):
+            out.print(_passage_lines(passage, marks[passage.number], holds=holds), soft_wrap=True)
     elif done.notice:
         out.print(f"[yellow]{escape(done.notice)}[/]")
     if not done.cited_passages and done.sentences:
@@ -187,15 +193,40 @@ def _sentence_line(sentence: AttributedSentence, numbers: Mapping[int, int]) -> 
     return f"[red]✗[/] [dim]{text}[/] {marks} [red]({why})[/]".replace("  ", " ")
 
 
-def _passage_lines(passage: NumberedPassage, mark: int | None) -> str:
+def _cited_not_holding(done: DoneEvent) -> list[NumberedPassage]:
+    """The passages the model cited for a sentence they do not hold, and that hold none of the
+    answer's sentences, in order of first citation: their ``✗`` marks are looked up here."""
+    holding = {passage.number for passage in done.cited_passages}
+    found: dict[int, NumberedPassage] = {}
+    for sentence in done.sentences:
+        for one in sentence.citations:
+            passage = one.passage
+            if (
+                passage is not None
+                and not one.supports
+                and one.status is CitationStatus.VALID
+                and passage.number not in holding
+            ):
+                found.setdefault(passage.number, passage)
+    return list(found.values())
+
+
+def _passage_lines(passage: NumberedPassage, mark: int | None, *, holds: bool = True) -> str:
     """A quoted passage under its reading-order mark (context number beside it), or without a
-    mark when it is offered as nearest to an uncovered question."""
+    mark when it is offered as nearest to an uncovered question; ``holds=False``: a passage
+    cited for a sentence it does not hold, said so."""
     where = f"{passage.record_id} {passage.handle[len(passage.record_id) :]}".strip()
     quoted = " ".join(plain_headings(passage.text).split())
-    head = f"[bold][{mark}][/] " if mark is not None else "- "
+    if mark is None:
+        head = "- "
+    elif holds:
+        head = f"[bold][{mark}][/] "
+    else:
+        head = f"[bold yellow][{mark}✗][/] "
+    note = "" if holds else " · cited, does not hold the sentence"
     return (
         f"{head}{escape(passage.title)} [dim]· {escape(where)} · passage {passage.number} of "
-        f"the context · chars {passage.char_start}–{passage.char_end}[/]\n"
+        f"the context · chars {passage.char_start}–{passage.char_end}{note}[/]\n"
         f"    [italic]“{escape(quoted)}”[/]"
     )
 
