@@ -135,9 +135,7 @@ def print_citations(state: CliState, done: DoneEvent) -> None:
         out.rule("[bold]attributed", style="dim")
         for sentence in done.sentences:
             out.print(_sentence_line(sentence, marks), soft_wrap=True)
-        quoted = [(passage, True) for passage in done.cited_passages]
-        quoted += [(passage, False) for passage in _cited_not_holding(done)]
-        for passage, holds in sorted(quoted, key=lambda one: marks[one[0].number]):
+        for passage, holds in _marked_passages(done):
             out.print(_passage_lines(passage, marks[passage.number], holds=holds), soft_wrap=True)
     elif done.notice:
         out.print(f"[yellow]{escape(done.notice)}[/]")
@@ -193,22 +191,21 @@ def _sentence_line(sentence: AttributedSentence, numbers: Mapping[int, int]) -> 
     return f"[red]✗[/] [dim]{text}[/] {marks} [red]({why})[/]".replace("  ", " ")
 
 
-def _cited_not_holding(done: DoneEvent) -> list[NumberedPassage]:
-    """The passages the model cited for a sentence they do not hold, and that hold none of the
-    answer's sentences, in order of first citation: their ``✗`` marks are looked up here."""
-    holding = {passage.number for passage in done.cited_passages}
-    found: dict[int, NumberedPassage] = {}
+def _marked_passages(done: DoneEvent) -> list[tuple[NumberedPassage, bool]]:
+    """Every passage a mark names, in mark order (first citation), with whether it holds a
+    sentence it is cited for: a passage only the model's ``✗`` marks name is quoted too, so
+    every mark is looked up under the answer."""
+    named: dict[int, NumberedPassage] = {}
+    holding: set[int] = set()
     for sentence in done.sentences:
         for one in sentence.citations:
             passage = one.passage
-            if (
-                passage is not None
-                and not one.supports
-                and one.status is CitationStatus.VALID
-                and passage.number not in holding
-            ):
-                found.setdefault(passage.number, passage)
-    return list(found.values())
+            if passage is None or not (one.supports or one.status is CitationStatus.VALID):
+                continue
+            named.setdefault(passage.number, passage)
+            if one.supports:
+                holding.add(passage.number)
+    return [(passage, number in holding) for number, passage in named.items()]
 
 
 def _passage_lines(passage: NumberedPassage, mark: int | None, *, holds: bool = True) -> str:
