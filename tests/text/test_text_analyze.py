@@ -14,6 +14,7 @@ from open_notebook.text import (
     term_sequences,
     words,
 )
+from open_notebook.text._languages import VOTING_WORDS
 
 
 @pytest.mark.parametrize(
@@ -31,6 +32,20 @@ def test_inflected_forms_share_a_stem(language: str, forms: list[str], stem: str
     assert {analyze(form.lower()) for form in forms} == {(stem,)}
 
 
+def test_a_french_verb_in_the_plural_shares_its_stem() -> None:
+    # Snowball leaves "-ent" on "demandent"; a passage says "demander" or "demande".
+    analyze = WordTerms("fr")
+    assert analyze("demandent") == analyze("demander") == analyze("demande") == ("demand",)
+    assert analyze("s'engagent") == analyze("engager")  # "s" is a stop word
+    # Every form of a noun in -ent loses it alike; a short one stays whole.
+    assert analyze("continent") == analyze("continents") == ("contin",)
+    assert analyze("moment") == ("moment",) and analyze("parent") == ("parent",)
+    assert marking_stems("Ils demandent", "fr") == ["demand"]
+    # Other languages keep Snowball's stems.
+    assert WordTerms("en")("different") == ("differ",)
+    assert WordTerms("es")("presidente") == ("president",)
+
+
 def test_stop_words_are_each_languages_own() -> None:
     assert query_terms("de la casa", ["es"]) == ["cas"]
     assert query_terms("de la casa", ["en"]) == ["de", "la", "casa"]
@@ -43,6 +58,29 @@ def test_accents_fold_after_stemming() -> None:
     # A question typed without accents finds the accented word.
     assert query_terms("canción", ["es"]) == query_terms("cancion", ["es"])
     assert query_terms("The flows of a Café") == ["flow", "cafe"]
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "typed"),
+    [
+        ("Quel était l'ancien nom de l'Inter ?", "fr", "Quel etait l'ancien nom de l'Inter ?"),
+        ("À quelle fréquence paie-t-on ?", "fr", "A quelle frequence paie-t-on ?"),
+        ("¿Quién más lo dijo también?", "es", "Quien mas lo dijo tambien?"),
+        ("Wer hat es für uns gemacht?", "de", "Wer hat es fur uns gemacht?"),
+    ],
+)
+def test_a_stop_word_typed_without_accents_is_a_stop_word(
+    question: str, language: str, typed: str
+) -> None:
+    # Kept, "etait" is a term no passage holds: a passage's "était" is a stop word.
+    assert query_terms(typed, [language]) == query_terms(question, [language])
+    assert TextTerms([language])(typed) == TextTerms([language])(question)
+
+
+def test_stop_words_typed_without_accents_do_not_vote_for_a_language() -> None:
+    # "a" is French's "à" folded, but a Spanish, Portuguese and Italian word as it is.
+    assert "a" in stop_words("fr")
+    assert "a" not in VOTING_WORDS["fr"] and "à" in VOTING_WORDS["fr"]
 
 
 def test_unspaced_scripts_become_character_grams() -> None:

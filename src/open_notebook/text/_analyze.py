@@ -25,7 +25,6 @@ one regex pass per text plus one dictionary lookup per word.
 from __future__ import annotations
 
 import os
-import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Final
 
@@ -33,9 +32,11 @@ import regex
 import Stemmer
 
 from open_notebook.text._languages import STEMMERS, stop_words
-from open_notebook.text._scripts import has_unspaced
+from open_notebook.text._scripts import folded_accents, has_unspaced
 
 DEFAULT_LANGUAGE: Final = "en"
+# The shortest French stem a verb's plural ending is cut from (see ``_Stems``).
+FRENCH_PLURAL_STEM: Final = 4
 WORD: Final = regex.compile(r"\w+")
 # Case, punctuation and whitespace do not make two texts different.
 _NON_WORD: Final = regex.compile(r"[\W_]+")
@@ -97,9 +98,9 @@ class WordTerms:
                 result[word] = cache[word] = self._grams(word)
             else:
                 plain.append(word)
-        stems = self._stemmer.stemWords(plain) if self._stemmer is not None and plain else plain
+        stems = self._stemmer.stem_words(plain) if self._stemmer is not None and plain else plain
         for word, stem in zip(plain, stems, strict=True):
-            folded = _fold(str(stem))
+            folded = folded_accents(str(stem))
             terms = (folded,) if folded else ()
             result[word] = cache[word] = terms
         return result
@@ -118,7 +119,7 @@ def marking_stems(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
     stops = stop_words(language)
     found = [word for word in dict.fromkeys(words(text)) if word not in stops]
     spaced = [word for word in found if not has_unspaced(word)]
-    stems = stemmer.stemWords(spaced) if stemmer is not None else spaced
+    stems = stemmer.stem_words(spaced) if stemmer is not None else spaced
     kept = {word: _prefix(word, str(stem)) for word, stem in zip(spaced, stems, strict=True)}
     return list(dict.fromkeys(kept.get(word, word) for word in found))
 
@@ -193,22 +194,36 @@ class TextTerms:
         return frozenset(terms)
 
 
-def _stemmer_of(language: str) -> Stemmer.Stemmer | None:
-    """``language``'s Snowball stemmer (``None``: Snowball has none for it)."""
+class _Stems:
+    """``language``'s Snowball stemmer, and what the analysis adds to it for that language.
+
+    Snowball's French stemmer leaves the ending of a verb's third person plural on it
+    ("demandent", "utilisent", "s'engagent-ils"): a question in the plural then holds no form of
+    its verb that a passage says otherwise ("demander", "demande": ``demand``). "-ent" is cut
+    from a stem Snowball leaves ending in it when :data:`FRENCH_PLURAL_STEM` letters remain.
+    A noun or adjective in "-ent" loses it in every form alike ("continent", "continents":
+    ``contin``); the short ones, mostly nouns, stay whole ("moment", "parent", "client")."""
+
+    __slots__ = ("_french", "_snowball")
+
+    def __init__(self, language: str, algorithm: str) -> None:
+        self._snowball = Stemmer.Stemmer(algorithm)
+        self._french = language == "fr"
+
+    def stem_words(self, found: Sequence[str]) -> list[str]:
+        stems: list[str] = self._snowball.stemWords(found)
+        if self._french:
+            return [_without_plural_ending(stem) for stem in stems]
+        return stems
+
+
+def _without_plural_ending(stem: str) -> str:
+    if stem.endswith("ent") and len(stem) - len("ent") >= FRENCH_PLURAL_STEM:
+        return stem[: -len("ent")]
+    return stem
+
+
+def _stemmer_of(language: str) -> _Stems | None:
+    """``language``'s stemmer (``None``: Snowball has none for it)."""
     algorithm = STEMMERS.get(language)
-    return Stemmer.Stemmer(algorithm) if algorithm else None
-
-
-def _fold(word: str) -> str:
-    """``word`` without its accents (é -> e); the marks of the Indic scripts (virama, nukta) are
-    part of the spelling, not accents, and stay."""
-    if word.isascii():
-        return word
-    decomposed = unicodedata.normalize("NFKD", word)
-    return "".join(
-        char for char in decomposed if not unicodedata.combining(char) or _is_indic_mark(char)
-    )
-
-
-def _is_indic_mark(char: str) -> bool:
-    return "\u0900" <= char <= "\u0dff"
+    return _Stems(language, algorithm) if algorithm else None

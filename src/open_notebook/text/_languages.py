@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from open_notebook.text._scripts import folded_accents
 from open_notebook.text._stopwords import SNOWBALL_STOP_TEXT
 
 UNKNOWN: Final = ""
@@ -113,8 +114,19 @@ VOTING_WORDS: Final = {
     code: words | frozenset(_QUESTION_WORDS.get(code, "").split())
     for code, words in STOP_WORDS.items()
 }
+
+
+def _typed_without_accents(words: frozenset[str]) -> frozenset[str]:
+    """``words`` and each of them without its accents. People type questions without accents
+    ("Quel etait l'ancien nom ?", "A quelle fréquence…", "tambien"); left in, such a word is a
+    term no passage holds, since the passage's accented form of it is dropped, and it lowers the
+    share of the question a passage holds. Analysis only: a folded French "à" is "a", which
+    Spanish, Portuguese and Italian list too, so the detector's votes stay as Snowball has them."""
+    return words | frozenset(folded_accents(word) for word in words)
+
+
 _ANALYZED: Final = {
-    code: words | frozenset(_REASON_WORDS.get(code, "").split())
+    code: _typed_without_accents(words | frozenset(_REASON_WORDS.get(code, "").split()))
     for code, words in VOTING_WORDS.items()
 }
 

@@ -16,6 +16,7 @@ read and search does not trust their vectors for the rest.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from enum import StrEnum
 from typing import Final
@@ -194,3 +195,18 @@ def readable_share(
     if letters == 0:
         return 1.0
     return sum(count for script, count in totals.items() if script in scripts) / letters
+
+
+def folded_accents(word: str) -> str:
+    """``word`` without its accents (é -> e); the marks of the Indic scripts (virama, nukta) are
+    part of the spelling, not accents, and stay."""
+    if word.isascii():
+        return word
+    decomposed = unicodedata.normalize("NFKD", word)
+    return "".join(
+        char for char in decomposed if not unicodedata.combining(char) or _is_indic_mark(char)
+    )
+
+
+def _is_indic_mark(char: str) -> bool:
+    return "\u0900" <= char <= "\u0dff"
