@@ -61,6 +61,29 @@ def test_accents_fold_after_stemming() -> None:
 
 
 @pytest.mark.parametrize(
+    ("written", "typed"),
+    [
+        ("teoría", "teoria"),
+        ("compañía", "compania"),
+        ("ofreció", "ofrecio"),
+        ("economía", "economia"),
+    ],
+)
+def test_a_spanish_word_typed_without_its_accent_shares_its_stem(written: str, typed: str) -> None:
+    # Snowball cuts "-ía" and "-ió" only as written with the accent ("teoria" was ``teori``).
+    assert WordTerms("es")(typed) == WordTerms("es")(written)
+    assert query_terms(f"¿Qué {typed}?", ["es"]) == query_terms(f"¿Qué {written}?", ["es"])
+
+
+def test_the_i_a_spanish_stem_loses_goes_from_every_form_alike() -> None:
+    analyze = WordTerms("es")
+    assert analyze("historia") == analyze("historias") == analyze("histórico") == ("histor",)
+    # A short stem keeps it; other languages keep Snowball's stems.
+    assert analyze("mafia") == ("mafi",)
+    assert WordTerms("it")("teoria") == ("teor",) and WordTerms("en")("mafia") == ("mafia",)
+
+
+@pytest.mark.parametrize(
     ("question", "language", "typed"),
     [
         ("Quel était l'ancien nom de l'Inter ?", "fr", "Quel etait l'ancien nom de l'Inter ?"),

@@ -35,8 +35,12 @@ from open_notebook.text._languages import STEMMERS, stop_words
 from open_notebook.text._scripts import folded_accents, has_unspaced
 
 DEFAULT_LANGUAGE: Final = "en"
-# The shortest French stem a verb's plural ending is cut from (see ``_Stems``).
-FRENCH_PLURAL_STEM: Final = 4
+# The shortest stem an ending is cut from (see ``_Stems``): a French verb's plural, the "i" of
+# a Spanish word typed without its accent.
+SHORTEST_CUT_STEM: Final = 4
+# Spanish writes its stressed vowels with an acute accent; a word holding none was typed
+# without them or has none to write.
+_SPANISH_ACUTE: Final = frozenset("áéíóú")
 WORD: Final = regex.compile(r"\w+")
 # Case, punctuation and whitespace do not make two texts different.
 _NON_WORD: Final = regex.compile(r"[\W_]+")
@@ -200,26 +204,39 @@ class _Stems:
     Snowball's French stemmer leaves the ending of a verb's third person plural on it
     ("demandent", "utilisent", "s'engagent-ils"): a question in the plural then holds no form of
     its verb that a passage says otherwise ("demander", "demande": ``demand``). "-ent" is cut
-    from a stem Snowball leaves ending in it when :data:`FRENCH_PLURAL_STEM` letters remain.
+    from a stem Snowball leaves ending in it when :data:`SHORTEST_CUT_STEM` letters remain.
     A noun or adjective in "-ent" loses it in every form alike ("continent", "continents":
-    ``contin``); the short ones, mostly nouns, stay whole ("moment", "parent", "client")."""
+    ``contin``); the short ones, mostly nouns, stay whole ("moment", "parent", "client").
 
-    __slots__ = ("_french", "_snowball")
+    Snowball's Spanish stemmer cuts the stressed endings "-ía" and "-ió" only as written with
+    their accent ("teoría", "compañía", "ofreció": ``teor``, ``compan``, ``ofrec``); typed
+    without it, as questions often are, they keep their "i" (``teori``, ``compani``, ``ofreci``)
+    and meet no passage. A word without an acute accent loses the "i" its stem ends in when
+    :data:`SHORTEST_CUT_STEM` letters remain, in a passage as in a question, so "historia" and
+    "historias" still meet (``histor``)."""
+
+    __slots__ = ("_french", "_snowball", "_spanish")
 
     def __init__(self, language: str, algorithm: str) -> None:
         self._snowball = Stemmer.Stemmer(algorithm)
         self._french = language == "fr"
+        self._spanish = language == "es"
 
     def stem_words(self, found: Sequence[str]) -> list[str]:
         stems: list[str] = self._snowball.stemWords(found)
         if self._french:
-            return [_without_plural_ending(stem) for stem in stems]
+            return [_without_ending(stem, "ent") for stem in stems]
+        if self._spanish:
+            return [
+                stem if _SPANISH_ACUTE.intersection(word) else _without_ending(stem, "i")
+                for word, stem in zip(found, stems, strict=True)
+            ]
         return stems
 
 
-def _without_plural_ending(stem: str) -> str:
-    if stem.endswith("ent") and len(stem) - len("ent") >= FRENCH_PLURAL_STEM:
-        return stem[: -len("ent")]
+def _without_ending(stem: str, ending: str) -> str:
+    if stem.endswith(ending) and len(stem) - len(ending) >= SHORTEST_CUT_STEM:
+        return stem[: -len(ending)]
     return stem
 
 
