@@ -13,10 +13,13 @@ from open_notebook.text import (
     LanguageDetector,
     Script,
     main_script,
+    query_terms,
     script_letters,
     stop_word_vote,
+    stop_words,
 )
 from open_notebook.text import _detect as detect_module
+from open_notebook.text._languages import VOTING_WORDS
 
 LONG = {
     "en": "The wing of an aircraft produces lift because the air flowing over its upper surface "
@@ -169,3 +172,15 @@ def test_the_words_that_ask_vote_for_their_language(detector: LanguageDetector) 
     assert detector.detect("Quand démarre la guerre ?") == "fr"
     assert detector.detect('Comment évolua le territoire du "Regnum Francorum"?') == "fr"
     assert detector.detect("Comment se nomment les guerres intercoloniales ?") == "fr"
+
+
+def test_french_est_votes_for_french_and_stays_a_term(detector: LanguageDetector) -> None:
+    """Snowball's French list leaves out "est" (also "east"); a question's "est" is its grammar.
+    Without its vote these piaf questions read as Italian and English ("quelle" and "la" are
+    Italian words too), and were answered in those languages."""
+    assert detector.detect("Quelle est la position du FC Internazionale Milano ?") == "fr"
+    assert detector.detect("Quelle province canadienne est officiellement bilingue ?") == "fr"
+    assert "est" in VOTING_WORDS["fr"]
+    # "à l'est du Rhin": the direction is a term of French analysis, not a stop word.
+    assert "est" not in stop_words("fr")
+    assert "est" in query_terms("Jusqu'où s'étend la frontière à l'est ?", ["fr"])
