@@ -354,6 +354,7 @@ EXPORTS: dict[str, list[str]] = {
         "TextTerms",
         "WordTerms",
         "asked_word",
+        "asker_language",
         "describe_shares",
         "has_unspaced",
         "held_near",

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from httpx import AsyncClient
 
+from open_notebook.graphs import NOT_COVERED
 from open_notebook.llm import OpenAICompatibleModel
 from open_notebook.llm.testing import LoopbackChatServer
 from open_notebook.tokens import BpeTokenCounter
@@ -253,3 +254,32 @@ async def test_no_model_configured_is_503_naming_the_setting(
     assert response.status_code == 503
     assert response.json()["error"] == "not_configured"
     assert "OPEN_NOTEBOOK_LLM_PROVIDER" in response.json()["detail"]
+
+
+async def test_the_browsers_language_reads_a_short_question(
+    make_client: Any, notebook: dict[str, Any], server: LoopbackChatServer
+) -> None:
+    """A browser sends its reader's languages as ``Accept-Language``: a question whose few
+    function words Italian shares ("quelle", "l'") is then read as the asker's French, and the
+    notebook's refusal is said in French, on the notebook's and on a source's chat."""
+    model = OpenAICompatibleModel(
+        base_url=server.base_url,
+        model="loopback",
+        context_window=8192,
+        counter=BpeTokenCounter("o200k_base"),
+    )
+    question = "Quelle equipe l’inter a battu 6-2 ?"
+    french = {"Accept-Language": "fr-FR,fr;q=0.9,en-US;q=0.8,en;q=0.7"}
+    async with make_client(llm=model, low_coverage="refuse") as client:
+        source_id = await _bread(client, notebook["id"])
+        body = {"notebook_id": notebook["id"], "question": question}
+        asked = await client.post("/api/chat", json=body, headers=french)
+        unsaid = await client.post("/api/chat", json=body)
+        of_source = await client.post(
+            f"/api/sources/{source_id}/chat", json={"question": question}, headers=french
+        )
+    for response in (asked, of_source):
+        done = _events(response.text)[-1][1]
+        assert done["refused"] is True
+        assert done["notice"] == NOT_COVERED["fr"], done["notice"]
+    assert _events(unsaid.text)[-1][1]["notice"] != NOT_COVERED["fr"]

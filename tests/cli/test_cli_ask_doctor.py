@@ -11,8 +11,10 @@ from cli_support import Invoke, json_of
 from typer.testing import CliRunner
 
 from open_notebook.cli import app
+from open_notebook.cli._ask import locale_language
 from open_notebook.config import Settings
 from open_notebook.db import open_database
+from open_notebook.graphs import NOT_COVERED
 from open_notebook.llm.testing import LoopbackChatServer
 
 
@@ -122,6 +124,29 @@ def test_ask_says_when_the_notebook_does_not_cover_the_question(
     bad = cli("ask", question, "-n", "Bread")
     assert bad.exit_code == 2
     assert "OPEN_NOTEBOOK_LOW_COVERAGE='sometimes' is not a low-coverage policy" in bad.stderr
+
+
+def test_ask_reads_a_short_question_in_the_locales_language(
+    cli: Invoke, source_id: str, chat_server: LoopbackChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The asker's locale names the language they read: a question whose few function words
+    Italian shares ("quelle", "l'") is refused in French under a French locale."""
+    question = "Quelle equipe l’inter a battu 6-2 ?"
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    monkeypatch.setenv("LANG", "fr_FR.UTF-8")
+    done = json_of(cli("--json", "ask", question, "-n", "Bread"))
+    assert done["refused"] is True and done["notice"] == NOT_COVERED["fr"]
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")  # LC_ALL rules, and "C" names no language
+    assert json_of(cli("--json", "ask", question, "-n", "Bread"))["notice"] != NOT_COVERED["fr"]
+
+
+def test_the_locales_language_follows_posix_order() -> None:
+    assert locale_language({"LANG": "es_ES.UTF-8"}) == "es"
+    assert locale_language({"LC_MESSAGES": "de_DE", "LANG": "es_ES.UTF-8"}) == "de"
+    assert locale_language({"LC_ALL": "fr_CA.UTF-8", "LC_MESSAGES": "de_DE"}) == "fr"
+    assert locale_language({"LC_ALL": "POSIX", "LANG": "es_ES"}) == ""
+    assert locale_language({}) == ""
 
 
 def test_ask_json_uncovered_has_no_supported_sentence_even_when_the_notebook_holds_it(

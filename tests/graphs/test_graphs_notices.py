@@ -125,3 +125,55 @@ async def test_a_refused_french_question_is_told_so_in_french(
     assert done.notice == NOT_COVERED["fr"]
     assert done.answer == NOT_COVERED["fr"] == "".join(tokens)
     assert done.nearest_heading == NEAREST_HEADING["fr"]
+
+
+class Translates(NeverAsked):
+    """A model asked only to translate (it gives nothing back): the refusing path must not
+    ask it for an answer."""
+
+    def __init__(self) -> None:
+        self.translations = 0
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], *, max_tokens: int, stop: Sequence[str] = ()
+    ) -> str:
+        self.translations += 1
+        return ""
+
+
+async def test_a_short_question_is_read_in_the_askers_language(
+    store: Store, embedder: Embedder, tmp_path: Path
+) -> None:
+    """ "Quelle equipe l'inter a battu ?" holds only words Italian shares ("quelle", "l'"), so
+    it reads as Italian: it is put into French to search the French notebook, and refused in
+    Italian. Asked by a reader whose browser says French, it is French: searched as asked and
+    refused in French."""
+    settings = Settings(data_dir=tmp_path, database_url="mem://")
+    notebook = await store.notebooks.create("Abeilles")
+    ingestor = Ingestor(store, embedder, settings)
+    prepared = await ingestor.prepare_many([Extracted("Les abeilles", ABEILLES, SourceFormat.TEXT)])
+    for result in await ingestor.commit_many(notebook.id, prepared):
+        assert not isinstance(result, Exception)
+
+    async def asked(asker: str) -> tuple[str | None, int]:
+        model = Translates()
+        found = [
+            event
+            async for event in ask_notebook(
+                store,
+                embedder,
+                model,
+                settings,
+                notebook_id=notebook.id,
+                question="Quelle equipe l’inter a battu 6-2 ?",
+                asker=asker,
+            )
+            if isinstance(event, DoneEvent)
+        ]
+        assert found and found[0].refused
+        return found[0].notice, model.translations
+
+    assert await asked("") == (NOT_COVERED["it"], 1)
+    assert await asked("fr-CH, fr;q=0.9, en;q=0.8") == (NOT_COVERED["fr"], 0)
+    # A reader of English: English has no word in the question to tip, so it stays Italian.
+    assert await asked("en-US") == (NOT_COVERED["it"], 1)

@@ -12,6 +12,7 @@ from open_notebook.errors import ModelError
 from open_notebook.text import (
     LanguageDetector,
     Script,
+    asker_language,
     main_script,
     query_terms,
     script_letters,
@@ -184,3 +185,45 @@ def test_french_est_votes_for_french_and_stays_a_term(detector: LanguageDetector
     # "à l'est du Rhin": the direction is a term of French analysis, not a stop word.
     assert "est" not in stop_words("fr")
     assert "est" in query_terms("Jusqu'où s'étend la frontière à l'est ?", ["fr"])
+
+
+def test_the_askers_language_settles_a_short_question(detector: LanguageDetector) -> None:
+    """The asker's own language counts half a function word: it settles a question whose few
+    function words other languages share, and a question of names only, never one whose
+    function words are clearly another language's."""
+    shared = "Quelle equipe l’inter a battu 6-2 ?"  # "quelle", "l'": Italian words too
+    assert detector.detect(shared) == "it"
+    assert detector.detect(shared, asker="fr") == "fr"
+    assert detector.detect(shared, asker="en") == "it"  # no English word to tip
+    assert detector.detect("Sky UK Limited?", asker="es") == "es"
+    assert detector.detect("12345", asker="de") == "de"
+    for asker in ("fr", "es", "de", "it"):
+        english = "What is the position of FC Internazionale Milano?"
+        assert detector.detect(english, asker=asker) == "en"
+        assert detector.detect("¿Cuál es la capital de Francia?", asker=asker) == "es"
+        assert detector.detect("Quale squadra ha battuto l’Inter?", asker=asker) == "it"
+    # A script that settles its language is not the asker's to change.
+    assert detector.detect("谁赢得了世界杯决赛？", asker="fr") == "zh"
+
+
+@pytest.mark.parametrize(
+    ("preference", "code"),
+    [
+        ("fr-CH, fr;q=0.9, en;q=0.8, *;q=0.5", "fr"),
+        ("en-US,en;q=0.9", "en"),
+        ("de;q=0.5, es", "es"),
+        ("en;q=0, fr;q=0.1", "fr"),
+        ("x;q=high, it", "it"),
+        ("fr_FR.UTF-8", "fr"),
+        ("sr_RS@latin", "sr"),
+        ("zh-Hant-TW", "zh"),
+        ("C", ""),
+        ("C.UTF-8", ""),
+        ("POSIX", ""),
+        ("*", ""),
+        ("", ""),
+        (None, ""),
+    ],
+)
+def test_the_askers_language_from_a_header_or_a_locale(preference: str | None, code: str) -> None:
+    assert asker_language(preference) == code

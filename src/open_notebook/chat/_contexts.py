@@ -42,7 +42,7 @@ def source_context_factory(
     """
     languages = LanguageDetector()
 
-    def for_source(source_id: str, question: str) -> ContextBuild:
+    def for_source(source_id: str, question: str, /, *, asker: str = "") -> ContextBuild:
         insights: list[Candidate] | None = None
         # The question as this turn's builds read it, decided at its first build.
         wording: list[str] = []
@@ -67,7 +67,9 @@ def source_context_factory(
             wording.append(question)
             payload = await build_for(question, budget)
             texts = [one.text for one in payload.passages]
-            target = None if llm is None else other_language(texts, question, languages)
+            target = (
+                None if llm is None else other_language(texts, question, languages, asker=asker)
+            )
             if llm is None or target is None:
                 return payload
             titles = [one.record.title for one in payload.passages]
@@ -124,7 +126,7 @@ def notebook_context_factory(
     found = searcher
     translate = None if llm is None else question_translator(llm)
 
-    def for_notebook(notebook_id: str, question: str) -> ContextBuild:
+    def for_notebook(notebook_id: str, question: str, /, *, asker: str = "") -> ContextBuild:
         # A turn may build at two budgets (a model whose budget is in words); it searches once.
         searched: list[tuple[str, SearchResult]] = []
 
@@ -135,6 +137,7 @@ def notebook_context_factory(
                 mode=request.mode,
                 limit=request.limit,
                 translate=translate,
+                asker=asker,
             )
 
         async def build(budget: int) -> ContextPayload:

@@ -23,6 +23,7 @@ from open_notebook.graphs import (
 )
 from open_notebook.llm import Coverage, CoverageCheck, LanguageModel, SupportScorer, TokenPlan
 from open_notebook.store import Store
+from open_notebook.text import asker_language
 from open_notebook.tokens import BpeTokenCounter
 
 
@@ -38,9 +39,14 @@ async def ask_notebook(
     max_context_tokens: int | None = None,
     context: ContextFactory | None = None,
     graph: CompiledGraph | None = None,
+    asker: str = "",
 ) -> AsyncIterator[ChatEvent]:
     """Answer ``question`` from the notebook: a ``coverage`` event, ``token`` events, then one
     ``done`` event with the attributed sentences.
+
+    ``asker`` says what language the asker reads: a code (``"fr"``), an ``Accept-Language``
+    header or a locale (:func:`open_notebook.text.asker_language`); a question whose words leave
+    its language open (a short one, mostly names) is read, searched and answered in it.
 
     ``context`` replaces the default retrieval when given (the default: hybrid search and a
     budgeted context, with a search service and a token counter this call loads; a long-lived
@@ -65,6 +71,7 @@ async def ask_notebook(
         kind=SessionKind.NOTEBOOK,
         session_id=session_id,
         max_context_tokens=_max_context(max_context_tokens),
+        asker=asker_language(asker),
     )
     graph = graph or build_chat_graph(SessionKind.NOTEBOOK.value)
     async for event in _run(graph, state, store, embedder, llm, settings, factory):
@@ -83,6 +90,7 @@ async def chat_with_source(
     max_context_tokens: int | None = None,
     context: ContextFactory | None = None,
     graph: CompiledGraph | None = None,
+    asker: str = "",
 ) -> AsyncIterator[ChatEvent]:
     """Answer ``question`` from one source (its passages and insights that match the question),
     keeping the conversation. Without an ``embedder``, sentences are attributed by the words
@@ -99,6 +107,7 @@ async def chat_with_source(
         kind=SessionKind.SOURCE,
         session_id=session_id,
         max_context_tokens=_max_context(max_context_tokens),
+        asker=asker_language(asker),
     )
     graph = graph or build_chat_graph(SessionKind.SOURCE.value)
     async for event in _run(graph, state, store, embedder, llm, settings, factory):

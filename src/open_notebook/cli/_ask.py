@@ -17,10 +17,14 @@ as such.
     [2✗] Scoring and baking · source:def #c1 · passage 1 of the context · chars 0–230 · cited,
         does not hold the sentence
         "A common schedule for a 900 g loaf ..."
+
+The asker's locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``, in POSIX's order) names the language
+they read: a question whose words leave its language open is answered in it.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
@@ -40,6 +44,7 @@ from open_notebook.llm import (
     plain_headings,
     reading_marks,
 )
+from open_notebook.text import asker_language
 
 if TYPE_CHECKING:
     from open_notebook.chat import DoneEvent
@@ -103,6 +108,7 @@ async def answer(session: Session, options: AskOptions) -> DoneEvent:
         question=options.question,
         session_id=options.session_id,
         max_context_tokens=options.max_context_tokens,
+        asker=locale_language(os.environ),
         context=notebook_context_factory(
             session.store,
             session.embedder(),
@@ -124,6 +130,16 @@ async def answer(session: Session, options: AskOptions) -> DoneEvent:
     if done is None:
         raise RuntimeError("the chat stream ended without its final event")
     return done
+
+
+def locale_language(environ: Mapping[str, str]) -> str:
+    """The language of the asker's locale: the first of ``LC_ALL``, ``LC_MESSAGES`` and
+    ``LANG`` that is set (``"fr_FR.UTF-8"`` -> ``"fr"``; ``"C"`` and ``"POSIX"`` name none)."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(name, "")
+        if value:
+            return asker_language(value)
+    return ""
 
 
 def print_citations(state: CliState, done: DoneEvent) -> None:

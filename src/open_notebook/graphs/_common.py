@@ -12,7 +12,7 @@ import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
@@ -61,8 +61,15 @@ from open_notebook.text import LanguageDetector, question_parts
 
 # A first build within this share of a words budget's tokens is kept as it is.
 WORDS_SLACK: Final = 0.05
-# (target id, question) -> a build function taking a token budget.
-ContextFactory = Callable[[str, str], ContextBuild]
+
+
+class ContextFactory(Protocol):
+    """(target id, question) -> a build function taking a token budget; ``asker`` is the
+    asker's own language (:attr:`ChatState.asker`), which reads a short question's language."""
+
+    def __call__(self, target: str, question: str, /, *, asker: str = "") -> ContextBuild: ...
+
+
 CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
 
 
@@ -92,6 +99,9 @@ class ChatState:
     kind: SessionKind
     session_id: str | None = None
     max_context_tokens: int | None = None
+    # The language the asker reads (their browser's Accept-Language, their locale), an ISO
+    # 639-1 code or "": it settles the language of a question whose words leave it open.
+    asker: str = ""
     turns: list[Turn] = field(default_factory=list)
     kept: int = 0  # newest turns kept in the request
     language: str = ""  # the question's language by name ("Spanish"), "" when not known
@@ -168,7 +178,7 @@ async def plan_tokens(state: ChatState, *, config: RunnableConfig) -> dict[str, 
     """Name the question's language; split the window before any call; trim history
     oldest-first when it does not fit."""
     deps = deps_of(config)
-    code = deps.languages.detect(state.question)
+    code = deps.languages.detect(state.question, asker=state.asker)
     language = deps.languages.name(code)
     asked = len(question_parts(state.question, code))
 
@@ -216,7 +226,7 @@ async def build_context(state: ChatState, *, config: RunnableConfig) -> dict[str
             )
         )
 
-    build = deps.context(state.target, state.question)
+    build = deps.context(state.target, state.question, asker=state.asker)
 
     async def fitted_to(budget: int) -> FittedContext:
         return await fit_context(
@@ -272,8 +282,10 @@ async def check_question_coverage(state: ChatState, *, config: RunnableConfig) -
     write = get_stream_writer()
     notice = heading = None
     if check.coverage is Coverage.LOW:
-        notice = coverage_notice(state.question, refused=refused, languages=deps.languages)
-        heading = nearest_heading(state.question, languages=deps.languages)
+        notice = coverage_notice(
+            state.question, refused=refused, languages=deps.languages, asker=state.asker
+        )
+        heading = nearest_heading(state.question, languages=deps.languages, asker=state.asker)
     write({"coverage": {**check.as_dict(), "notice": notice}})
     said = {"coverage": check, "notice": notice, "nearest_heading": heading, "searched": searched}
     if refused:
@@ -420,7 +432,9 @@ async def attribute_answer(state: ChatState, *, config: RunnableConfig) -> dict[
         "off_question": (
             None
             if reason is None
-            else off_question_notice(state.question, languages=deps.languages, reason=reason)
+            else off_question_notice(
+                state.question, languages=deps.languages, reason=reason, asker=state.asker
+            )
         ),
     }
 

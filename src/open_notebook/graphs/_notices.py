@@ -178,16 +178,19 @@ OFF_QUESTION: Final = {
 }
 
 
-def coverage_notice(question: str, *, refused: bool, languages: LanguageDetector) -> str:
-    """The notice for a question the notebook does not cover, in the question's language."""
+def coverage_notice(
+    question: str, *, refused: bool, languages: LanguageDetector, asker: str = ""
+) -> str:
+    """The notice for a question the notebook does not cover, in the question's language
+    (read with the ``asker``'s own, :meth:`open_notebook.text.LanguageDetector.detect`)."""
     notices = NOT_COVERED if refused else WARNING
-    return notices.get(languages.detect(question), notices["en"])
+    return notices.get(languages.detect(question, asker=asker), notices["en"])
 
 
-def nearest_heading(question: str, *, languages: LanguageDetector) -> str:
+def nearest_heading(question: str, *, languages: LanguageDetector, asker: str = "") -> str:
     """The heading over the passages nearest to an uncovered question, in its language: the
     part before " — " names them, the rest says they are not an answer."""
-    return NEAREST_HEADING.get(languages.detect(question), NEAREST_HEADING["en"])
+    return NEAREST_HEADING.get(languages.detect(question, asker=asker), NEAREST_HEADING["en"])
 
 
 # The answer only says the question back.
@@ -284,8 +287,9 @@ def off_question_notice(
     *,
     languages: LanguageDetector,
     reason: OffQuestion = OffQuestion.ELSEWHERE,
+    asker: str = "",
 ) -> str:
     """What stands above the best evidence shown beside an answer that does not answer, in the
     question's language: why it does not (:attr:`open_notebook.llm.AnswerCheck.reason`)."""
     notices = _OFF_QUESTION_NOTICES[reason]
-    return notices.get(languages.detect(question), notices["en"])
+    return notices.get(languages.detect(question, asker=asker), notices["en"])

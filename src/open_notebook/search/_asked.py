@@ -25,10 +25,13 @@ LANGUAGE_HITS: Final = 5
 Translate = Callable[[str, str, Sequence[str]], Awaitable[str | None]]
 
 
-def other_language(texts: Sequence[str], question: str, languages: LanguageDetector) -> str | None:
+def other_language(
+    texts: Sequence[str], question: str, languages: LanguageDetector, *, asker: str = ""
+) -> str | None:
     """The language most of the first ``texts`` (a search's hits, a build's passages) are
-    written in, when the question is in another one (both known); ``None`` otherwise."""
-    asked = languages.detect(question)
+    written in, when the question is in another one (both known, the question's read with its
+    ``asker``'s own language); ``None`` otherwise."""
+    asked = languages.detect(question, asker=asker)
     found = Counter(languages.detect(text) for text in texts[:LANGUAGE_HITS])
     found.pop("", None)
     if not asked or not found:

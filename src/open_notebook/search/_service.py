@@ -142,14 +142,17 @@ class SearchService:
         limit: int = 10,
         min_score: float | None = None,
         types: Collection[HitType | str] = ALL_TYPES,
+        asker: str = "",
     ) -> SearchResult:
         """:meth:`search`'s hits, with the query's vector it embedded when the query's detected
         language is one the embedder declares it was trained on (see :class:`SearchResult`).
+        ``asker`` is the asker's own language, which reads a short question's language
+        (:meth:`open_notebook.text.LanguageDetector.detect`).
 
         A hybrid search of a question that asks several things also searches each part and
         merges the lists (:mod:`open_notebook.search._parts`); the vector is the whole's, and
         each part's comes beside it."""
-        request = self._request(query, notebook_id, mode, limit, types)
+        request = self._request(query, notebook_id, mode, limit, types, asker)
         parts = question_parts(request.query.text, request.query.language)
         whole = await self._search_one(request, min_score)
         if request.mode is not SearchMode.HYBRID or len(parts) < 2:
@@ -186,17 +189,19 @@ class SearchService:
         mode: SearchMode | str = SearchMode.HYBRID,
         limit: int = 10,
         translate: Translate | None = None,
+        asker: str = "",
     ) -> tuple[str, SearchResult]:
         """The search an ask makes (:mod:`open_notebook.search._asked`): ``question`` searched as
         asked and, with ``translate``, also in the language its first hits are written in when
         that is another one. Returns the wording the hits were found for (the translation when
         one was searched: the builder weighs sentences by its terms) and the hits."""
         asked = await self.search_with_vector(
-            question, notebook_id=notebook_id, mode=mode, limit=limit
+            question, notebook_id=notebook_id, mode=mode, limit=limit, asker=asker
         )
         if translate is None:
             return question, asked
-        target = other_language([hit.text for hit in asked.hits], question, self._languages)
+        texts = [hit.text for hit in asked.hits]
+        target = other_language(texts, question, self._languages, asker=asker)
         if target is None:
             return question, asked
         titles = list(dict.fromkeys(hit.parent_title for hit in asked.hits))
@@ -348,6 +353,7 @@ class SearchService:
         mode: SearchMode | str,
         limit: object,
         types: Collection[HitType | str],
+        asker: str = "",
     ) -> _Request:
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
             raise InvalidInputError(f"limit must be 1-{MAX_LIMIT}, got {limit!r}", field="limit")
@@ -363,7 +369,9 @@ class SearchService:
             query=prepare_query(
                 query,
                 max_tokens=self._embedder.max_tokens,
-                language=self._languages.detect(query) if isinstance(query, str) else "",
+                language=self._languages.detect(query, asker=asker)
+                if isinstance(query, str)
+                else "",
             ),
             notebook_id=None if notebook_id is None else normalize_id(notebook_id, "notebook"),
             mode=parsed_mode,

@@ -18,7 +18,13 @@ from open_notebook.text._analyze import (
 )
 from open_notebook.text._asked import asked_word
 from open_notebook.text._detect import LanguageDetector, load_cld2, stop_word_vote
-from open_notebook.text._languages import STEMMERS, UNKNOWN, normalized, stop_words
+from open_notebook.text._languages import (
+    STEMMERS,
+    UNKNOWN,
+    asker_language,
+    normalized,
+    stop_words,
+)
 from open_notebook.text._numbers import spelled_numbers
 from open_notebook.text._polarity import polarity_words
 from open_notebook.text._questions import question_parts
@@ -47,6 +53,7 @@ __all__ = [
     "TextTerms",
     "WordTerms",
     "asked_word",
+    "asker_language",
     "describe_shares",
     "has_unspaced",
     "held_near",

@@ -41,6 +41,10 @@ SAMPLE_CHARS: Final = 2_000
 # Business Centre" in a Spanish paragraph as English). Below that, CLD2 decides.
 DECISIVE_WORDS: Final = 1.0
 DECISIVE_MARGIN: Final = 2.0
+# What the asker's own language (their browser's or locale's) weighs in their question: half a
+# function word, enough to settle a tie between languages that share a short question's words,
+# too little to outweigh a word only another language has.
+ASKER_VOTE: Final = 0.5
 # The pinned pycld2 wheel's extension (pycld2==0.42, CPython 3.11, manylinux x86_64).
 CLD2_SHA256: Final = {
     "_pycld2.cpython-311-x86_64-linux-gnu.so": (
@@ -115,16 +119,28 @@ class LanguageDetector:
                     self._names.setdefault(key, str(name).capitalize())
         return self._names.get(normalized(code), UNKNOWN) if code else UNKNOWN
 
-    def detect(self, text: str, *, prior: str = UNKNOWN) -> str:
-        """The ISO 639-1 code of ``text``'s language; ``prior`` when nothing tells."""
+    def detect(self, text: str, *, prior: str = UNKNOWN, asker: str = UNKNOWN) -> str:
+        """The ISO 639-1 code of ``text``'s language; ``prior`` when nothing tells.
+
+        ``asker`` is the language the person who wrote ``text`` reads (their browser's or
+        locale's, :func:`open_notebook.text.asker_language`), for a question: a short question's
+        few function words are often shared ("Quelle équipe l'Inter a battu ?": "quelle" and
+        "l'" are Italian too) and its names read as another language to CLD2. In a Latin-script
+        text the asker's language counts :data:`ASKER_VOTE` function words more, which tips a
+        tie, not a question whose function words are clearly another language's; a text with
+        no function word at all ("Sky UK Limited?": CLD2 reads only names) is the asker's."""
         sample = text[:SAMPLE_CHARS]
         script = main_script(sample)
         if script is None:
-            return prior
+            return prior or asker
         settled = SCRIPT_LANGUAGE.get(script)
         if settled is not None:
             return settled
         scores = stop_word_scores(sample) if script is Script.LATIN else {}
+        if asker and script is Script.LATIN:
+            if not scores:
+                return asker
+            scores[asker] = scores.get(asker, 0.0) + ASKER_VOTE
         decisive = _leader(scores, margin=DECISIVE_MARGIN, least=DECISIVE_WORDS)
         if decisive:
             return decisive

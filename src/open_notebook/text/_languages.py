@@ -149,6 +149,27 @@ def normalized(code: str) -> str:
     return {"iw": "he", "in": "id", "ji": "yi", "un": UNKNOWN, "xx": UNKNOWN}.get(base, base)
 
 
+def asker_language(preference: str | None) -> str:
+    """The language a reader reads, from what their client says of it: an HTTP
+    ``Accept-Language`` header (``"fr-CH, fr;q=0.9, en;q=0.8"``: the tag of highest weight) or
+    a POSIX locale (``"fr_FR.UTF-8"``); ``""`` when it names none (``"*"``, ``"C"``,
+    ``"POSIX"``, ``"en;q=0"``, a malformed weight)."""
+    ranked: list[tuple[float, int, str]] = []
+    for at, item in enumerate((preference or "").split(",")):
+        tag, _, params = item.strip().partition(";")
+        weight = 1.0
+        if params.strip().startswith("q="):
+            try:
+                weight = float(params.strip()[2:])
+            except ValueError:
+                continue
+        # A locale's encoding and modifier ("fr_FR.UTF-8@euro") say nothing of its language.
+        code = normalized(tag.split(".")[0].split("@")[0].strip())
+        if weight > 0 and len(code) == 2 and code.isascii() and code.isalpha():
+            ranked.append((-weight, at, code))
+    return min(ranked)[2] if ranked else UNKNOWN
+
+
 def stop_words(language: str) -> frozenset[str]:
     """The words the analysis leaves out in ``language``: Snowball's list, the words that ask
     (the detector's votes too) and the words that give a reason."""

@@ -9,6 +9,10 @@ after that (the model failing or refusing the request) arrives as one ``error`` 
 same ``error`` code and ``detail`` as the JSON body would have, since the status line has
 already been sent.
 
+The request's ``Accept-Language`` header (a browser sends its reader's languages) names the
+language the asker reads: a question whose words leave its language open ("Quelle équipe
+l'Inter a battu ?", mostly names) is read, searched and answered in it.
+
 The events, in order (each ``data`` is one JSON object):
 
 * ``coverage`` ``{type, coverage, score, notice}``: ``coverage`` is ``"ok"`` or ``"low"`` (no
@@ -61,7 +65,7 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Header
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -162,6 +166,7 @@ async def chat_notebook(
     settings: SettingsDep,
     search: SearchDep,
     state: StateDep,
+    accept_language: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:
     """Ask a question of a notebook (hybrid retrieval, budgeted context of numbered passages),
     every answer sentence attributed to a passage or flagged ``unsupported``."""
@@ -178,6 +183,7 @@ async def chat_notebook(
             store, embedder, settings, search, counter=state.counter, llm=llm
         ),
         graph=state.chat_graph,
+        asker=accept_language or "",
     )
     return await _stream(events)
 
@@ -191,6 +197,7 @@ async def chat_source(
     llm: LlmDep,
     settings: SettingsDep,
     state: StateDep,
+    accept_language: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:
     """Chat with one source: its passages and insights that match the question, within the
     model's window; the answer's sentences attributed as for ``/api/chat``."""
@@ -205,6 +212,7 @@ async def chat_source(
         question=body.question,
         session_id=body.session_id,
         max_context_tokens=body.max_context_tokens,
+        asker=accept_language or "",
     )
     return await _stream(events)
 
