@@ -13,6 +13,7 @@ from mcp_support import error_text, structured
 from mcp_types import TextResourceContents
 
 from open_notebook.config import Settings
+from open_notebook.graphs import NOT_COVERED
 from open_notebook.llm import LocalModel
 from open_notebook.llm.testing import LoopbackChatServer
 from open_notebook.mcp import PART_CHARS, create_mcp_server
@@ -361,3 +362,24 @@ async def test_ask_with_the_real_local_model(
     assert result["answer"].strip() and result["model_id"] == "gemma-3-270m-q4_k_m"
     assert result["context_items"] >= 1 and 0 < result["context_tokens"] <= 120
     assert {one["status"] for one in result["citations"]} <= {"valid", "not_in_context", "unknown"}
+
+
+async def test_ask_reads_a_short_question_in_the_askers_language(
+    server: MCPServer[Any], notebook: dict[str, Any]
+) -> None:
+    """A client that knows its user's language passes it: "quelle" and "l'" are Italian words
+    too, so the question alone reads as Italian; asked by a reader of French, it is French."""
+    question = "Quelle equipe l’inter a battu 6-2 ?"
+    async with Client(server) as client:
+        french = structured(
+            await client.call_tool(
+                "ask", {"notebook": "Bread", "question": question, "language": "fr-FR"}
+            )
+        )
+        unsaid = structured(
+            await client.call_tool("ask", {"notebook": "Bread", "question": question})
+        )
+        schema = {tool.name: tool for tool in (await client.list_tools()).tools}["ask"]
+    assert french["refused"] is True and french["notice"] == NOT_COVERED["fr"]
+    assert unsaid["notice"] != NOT_COVERED["fr"]
+    assert "language" not in schema.input_schema.get("required", [])

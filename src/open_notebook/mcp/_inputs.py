@@ -77,6 +77,16 @@ AnswerBudget = Annotated[
         "leaves after the question and the answer).",
     ),
 ]
+AskerLanguage = Annotated[
+    str,
+    _bounded(0, 200),
+    _Clean,
+    Field(
+        description="The language the person asking reads, as an ISO 639-1 code ('fr'), a "
+        "locale ('fr_FR') or an Accept-Language value: a short question whose words leave its "
+        "language open is read, searched and answered in it. Leave empty when not known."
+    ),
+]
 SessionId = Annotated[
     str,
     _bounded(1, 160),

@@ -95,6 +95,7 @@ async def answer(
     question: str,
     max_context_tokens: int | None,
     session_id: str | None,
+    asker: str = "",
 ) -> AnswerResult:
     """Ask the configured model; every sentence of the answer is attributed to a passage of
     its context or flagged, and the answer's citations are checked against that context."""
@@ -118,6 +119,7 @@ async def answer(
             llm=llm,
         ),
         graph=services.chat_graph,
+        asker=asker,
     )
     async for event in events:
         if isinstance(event, DoneEvent):

@@ -15,6 +15,7 @@ from open_notebook.ingest import BatchIngestError, IngestFailure, IngestResult
 from open_notebook.mcp import _retrieval
 from open_notebook.mcp._inputs import (
     AnswerBudget,
+    AskerLanguage,
     Budget,
     ContextFormat,
     Limit,
@@ -146,6 +147,7 @@ class NotebookTools:
         question: Question,
         max_context_tokens: AnswerBudget | None = None,
         session_id: SessionId | None = None,
+        language: AskerLanguage = "",
     ) -> AnswerResult:
         """Answer a question from the notebook with the server's language model.
 
@@ -163,6 +165,7 @@ class NotebookTools:
             question=question,
             max_context_tokens=max_context_tokens,
             session_id=session_id,
+            asker=language,
         )
 
     async def add_note(
