@@ -93,3 +93,13 @@ def test_across_two_languages_a_near_spelling_is_no_match() -> None:
     optional = scorer.asked_terms(question)
     assert read == share_held(wanted, held, optional)
     assert read < share_held(wanted, held, optional, near=True)
+
+
+def test_the_scorer_reads_a_question_with_the_askers_language() -> None:
+    """The answer check reads the question as the chat does: "quelle" and "l'" are Italian words
+    too, and a reader of French settles it; the passages are still read by their own words."""
+    question = "Quelle equipe l’inter a battu 6-2 ?"
+    assert SupportScorer(None).question_language(question) == "it"
+    french = SupportScorer(None, asker="fr")
+    assert french.question_language(question) == "fr"
+    assert french.language("Sky UK Limited.") == SupportScorer(None).language("Sky UK Limited.")

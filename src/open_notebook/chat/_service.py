@@ -129,7 +129,7 @@ async def _run(
         llm=llm,
         sessions=ChatSessions(store.sessions),
         context=factory,
-        scorer=SupportScorer(embedder),
+        scorer=SupportScorer(embedder, asker=state.asker),
         answer_tokens=settings.llm_answer_tokens,
         low_coverage=settings.low_coverage,
         passage_order=settings.llm_passage_order,

@@ -124,7 +124,7 @@ def check_answer(
     by_question = scorer.score([question], texts)
     evidence = candidates[best_evidence(candidates, by_question, best)]
     wanted = scorer.terms(question)
-    language = scorer.language(question)
+    language = scorer.question_language(question)
     echoes = _echoes(question, claims, scorer, language)
     if not any(one.status is SupportStatus.SUPPORTED for one in sentences):
         return AnswerCheck(False, 0.0, evidence, echoes, unheld=True)

@@ -228,8 +228,11 @@ class _Scale:
 class SupportScorer:
     """Scores texts against passages with one embedder (``None``: the lexical opinion alone)."""
 
-    def __init__(self, embedder: Embedder | None) -> None:
+    def __init__(self, embedder: Embedder | None, *, asker: str = "") -> None:
         self._embedder = embedder
+        # The asker's own language (a turn's), which reads a question whose words leave its
+        # language open (:meth:`question_language`).
+        self._asker = asker
         self._scripts = readable_scripts(embedder) if embedder is not None else None
         self._languages = LanguageDetector()
         self._terms = TextTerms()
@@ -265,6 +268,11 @@ class SupportScorer:
         """The language ``text`` is written in (``""`` when nothing tells)."""
         return self._languages.detect(text)
 
+    def question_language(self, question: str) -> str:
+        """The language ``question`` is written in, read as the chat reads it: with the asker's
+        own language (:meth:`open_notebook.text.LanguageDetector.detect`)."""
+        return self._languages.detect(question, asker=self._asker)
+
     def _readable(self, text: str) -> float:
         if self._embedder is None:
             return 0.0
@@ -277,7 +285,7 @@ class SupportScorer:
         missed in one that does not (see :func:`share_held`). A question with one other term
         ("What is the capital of France?") would otherwise be covered by any passage that says
         that one word: a topic, not a claim. Read in the languages of the last :meth:`read_in`."""
-        word = asked_word(question, self.language(question))
+        word = asked_word(question, self.question_language(question))
         if word is None:
             return frozenset()
         asked = self.terms(word)
