@@ -31,14 +31,18 @@ def server() -> Iterator[LoopbackChatServer]:
 
 @pytest.fixture
 async def chat_client(make_client: Any, server: LoopbackChatServer) -> AsyncIterator[AsyncClient]:
-    model = OpenAICompatibleModel(
+    model = _loopback_model(server)
+    async with make_client(llm=model) as opened:
+        yield opened
+
+
+def _loopback_model(server: LoopbackChatServer) -> OpenAICompatibleModel:
+    return OpenAICompatibleModel(
         base_url=server.base_url,
         model="loopback",
         context_window=8192,
         counter=BpeTokenCounter("o200k_base"),
     )
-    async with make_client(llm=model) as opened:
-        yield opened
 
 
 async def _bread(client: AsyncClient, notebook_id: str) -> str:
@@ -111,12 +115,7 @@ async def test_a_passage_number_resolves_to_its_chunk_span_and_text(
 async def test_a_question_the_notebook_does_not_cover_is_said(
     make_client: Any, notebook: dict[str, Any], server: LoopbackChatServer
 ) -> None:
-    model = OpenAICompatibleModel(
-        base_url=server.base_url,
-        model="loopback",
-        context_window=8192,
-        counter=BpeTokenCounter("o200k_base"),
-    )
+    model = _loopback_model(server)
     question = "Who won the 1998 football world cup final in Paris?"
     async with make_client(llm=model) as client:
         await _bread(client, notebook["id"])
@@ -262,12 +261,7 @@ async def test_the_browsers_language_reads_a_short_question(
     """A browser sends its reader's languages as ``Accept-Language``: a question whose few
     function words Italian shares ("quelle", "l'") is then read as the asker's French, and the
     notebook's refusal is said in French, on the notebook's and on a source's chat."""
-    model = OpenAICompatibleModel(
-        base_url=server.base_url,
-        model="loopback",
-        context_window=8192,
-        counter=BpeTokenCounter("o200k_base"),
-    )
+    model = _loopback_model(server)
     question = "Quelle equipe l’inter a battu 6-2 ?"
     french = {"Accept-Language": "fr-FR,fr;q=0.9,en-US;q=0.8,en;q=0.7"}
     async with make_client(llm=model, low_coverage="refuse") as client:

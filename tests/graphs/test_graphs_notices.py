@@ -98,15 +98,21 @@ def test_each_language_has_both_notices_and_others_read_english() -> None:
     )
 
 
-async def test_a_refused_french_question_is_told_so_in_french(
-    store: Store, embedder: Embedder, tmp_path: Path
-) -> None:
-    settings = Settings(data_dir=tmp_path, database_url="mem://")
+async def _abeilles(store: Store, embedder: Embedder, settings: Settings) -> str:
+    """A notebook of one French source about bees: the questions below are about football."""
     notebook = await store.notebooks.create("Abeilles")
     ingestor = Ingestor(store, embedder, settings)
     prepared = await ingestor.prepare_many([Extracted("Les abeilles", ABEILLES, SourceFormat.TEXT)])
     for result in await ingestor.commit_many(notebook.id, prepared):
         assert not isinstance(result, Exception)
+    return notebook.id
+
+
+async def test_a_refused_french_question_is_told_so_in_french(
+    store: Store, embedder: Embedder, tmp_path: Path
+) -> None:
+    settings = Settings(data_dir=tmp_path, database_url="mem://")
+    notebook_id = await _abeilles(store, embedder, settings)
     tokens: list[str] = []
     done = None
     async for event in ask_notebook(
@@ -114,7 +120,7 @@ async def test_a_refused_french_question_is_told_so_in_french(
         embedder,
         NeverAsked(),
         settings,
-        notebook_id=notebook.id,
+        notebook_id=notebook_id,
         question="Qui a gagné la finale de la Coupe du monde ?",
     ):
         if isinstance(event, TokenEvent):
@@ -149,11 +155,7 @@ async def test_a_short_question_is_read_in_the_askers_language(
     Italian. Asked by a reader whose browser says French, it is French: searched as asked and
     refused in French."""
     settings = Settings(data_dir=tmp_path, database_url="mem://")
-    notebook = await store.notebooks.create("Abeilles")
-    ingestor = Ingestor(store, embedder, settings)
-    prepared = await ingestor.prepare_many([Extracted("Les abeilles", ABEILLES, SourceFormat.TEXT)])
-    for result in await ingestor.commit_many(notebook.id, prepared):
-        assert not isinstance(result, Exception)
+    notebook_id = await _abeilles(store, embedder, settings)
 
     async def asked(asker: str) -> tuple[str | None, int]:
         model = Translates()
@@ -164,7 +166,7 @@ async def test_a_short_question_is_read_in_the_askers_language(
                 embedder,
                 model,
                 settings,
-                notebook_id=notebook.id,
+                notebook_id=notebook_id,
                 question="Quelle equipe l’inter a battu 6-2 ?",
                 asker=asker,
             )
