@@ -2,15 +2,18 @@
 
     .venv/bin/python -m bench.context_hits prepare NAME [--distractors DIR ...] [--root DIR]
     .venv/bin/python -m bench.context_hits score LABEL [LABEL ...] [--root DIR] [--budgets ...]
+        [--records DIR]
 
 ``prepare`` ingests a development set (``../shared/data/NAME``, with its distractor corpora) into
 an embedded SurrealKV database under ``--root`` and stores every judged query's hybrid hits
 (``open_notebook.eval``'s hit limit) beside it, under the label ``NAME`` (``NAME+DIR`` with
 distractors). ``score`` opens that database and builds, for each stored query and budget, the
 builder's context and plain chunk packing from the same hits (the builder given the question's
-vector when search gave one, as in the product), with the measures of ``eval
---context`` (:mod:`open_notebook.eval._context`). A change to the builder is then measured on
-identical hits and records in minutes, not after a new ingest.
+vector, and each asked part's for a question of several, when search gave them, as in the
+product), with the measures of ``eval --context`` (:mod:`open_notebook.eval._context`). A change
+to the builder is then measured on identical hits and records in minutes, not after a new ingest.
+``--records DIR``: each query's evidence, answer and document measures per method and budget, one
+JSON line a query in ``DIR/LABEL.jsonl``, to tell which questions a change wins and loses.
 """
 
 from __future__ import annotations
@@ -73,7 +76,16 @@ async def prepare(name: str, distractors: Sequence[str], root: Path) -> None:
                 dataset.answers.get(query_id, ()),
                 frozenset(doc for doc, grade in dataset.qrels[query_id].items() if grade > 0),
             )
-            queries.append((query_id, text, judge, list(found.hits), found.question_vector))
+            queries.append(
+                (
+                    query_id,
+                    text,
+                    judge,
+                    list(found.hits),
+                    found.question_vector,
+                    found.part_vectors,
+                )
+            )
     finally:
         await store.close()
     with hits_path.open("wb") as out:
@@ -84,7 +96,11 @@ async def prepare(name: str, distractors: Sequence[str], root: Path) -> None:
 
 
 async def score(
-    name: str, root: Path, budgets: Sequence[int], first: int | None = None
+    name: str,
+    root: Path,
+    budgets: Sequence[int],
+    first: int | None = None,
+    records: Path | None = None,
 ) -> dict[str, Any]:
     url, hits_path = _paths(root, name)
     with hits_path.open("rb") as stored:
@@ -95,19 +111,29 @@ async def score(
     try:
         methods = _methods(store, saved["notebook_id"], counter)
         tallies = {(method, budget): _Tally() for method in methods for budget in budgets}
-        for number, (_, text, judge, hits, *vector) in enumerate(saved["queries"][:first], start=1):
-            # Stores prepared before the question's vector was kept give the builder none.
-            question_vector = vector[0] if vector else None
+        per_query: list[dict[str, Any]] = []
+        for number, (query_id, text, judge, hits, *vectors) in enumerate(
+            saved["queries"][:first], start=1
+        ):
+            # Stores prepared before the question's vector (or its parts') was kept give the
+            # builder none.
+            question_vector = vectors[0] if vectors else None
+            part_vectors = vectors[1] if len(vectors) > 1 else ()
             if number % 50 == 0:
                 print(f"{name}: {number}", file=sys.stderr, flush=True)
+            row: dict[str, Any] = {"id": query_id, "question": text}
             for budget in budgets:
                 for method_name, method in methods.items():
-                    built = await method(text, hits, budget, question_vector)
-                    tallies[method_name, budget].add(
-                        *judge.score(built, saved["documents_of"], budget)
-                    )
+                    built = await method(text, hits, budget, question_vector, part_vectors)
+                    scored = judge.score(built, saved["documents_of"], budget)
+                    tallies[method_name, budget].add(*scored)
+                    row[f"{method_name}@{budget}"] = scored[:3]
+            per_query.append(row)
     finally:
         await store.close()
+    if records is not None:
+        with records.open("w", encoding="utf-8") as out:
+            out.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in per_query)
     return {
         "dataset": name,
         "budgets": [
@@ -139,13 +165,27 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--budgets", type=int, nargs="*", default=list(DEFAULT_BUDGETS))
     parser.add_argument("--max-queries", type=int, help="score only the first N queries")
     parser.add_argument("--json", type=Path, help="write the full reports here")
+    parser.add_argument(
+        "--records", type=Path, help="write each query's scores to DIR/NAME.jsonl (a folder)"
+    )
     args = parser.parse_args(argv)
     if args.action == "prepare":
         for name in args.names:
             asyncio.run(prepare(name, args.distractors, args.root))
         return
+    if args.records:
+        args.records.mkdir(parents=True, exist_ok=True)
     reports = [
-        asyncio.run(score(name, args.root, args.budgets, args.max_queries)) for name in args.names
+        asyncio.run(
+            score(
+                name,
+                args.root,
+                args.budgets,
+                args.max_queries,
+                args.records / f"{name}.jsonl" if args.records else None,
+            )
+        )
+        for name in args.names
     ]
     for report in reports:
         print(_line(report))
