@@ -146,3 +146,28 @@ async def test_search_query_over_the_configured_limit_is_422(make_client: Any) -
         response = await small.post("/api/search", json={"query": "q" * 101})
     assert response.status_code == 422
     assert response.json()["field"] == "query"
+
+
+async def test_the_browsers_language_reads_a_query_of_names(
+    client: AsyncClient, notebook: dict[str, Any]
+) -> None:
+    """A query of names says nothing of its language; the browser's ``Accept-Language`` names
+    the asker's, and the query is stemmed in it: read as English, "Limited" is "limit" and marks
+    "limits" too; read as French, it stays "limited"."""
+    created = await client.post(
+        "/api/sources",
+        json={
+            "title": "Sky",
+            "text": "Sky UK Limited sets limits on its liability.",
+            "notebook_id": notebook["id"],
+        },
+    )
+    assert created.status_code == 201, created.text
+    body = {"query": "Sky UK Limited?", "notebook_id": notebook["id"], "mode": "text"}
+    plain = await client.post("/api/search", json=body)
+    french = await client.post(
+        "/api/search", json=body, headers={"Accept-Language": "fr-FR,fr;q=0.9,en;q=0.5"}
+    )
+    assert "<b>limits</b>" in plain.json()["data"][0]["highlights"][0]
+    marked = french.json()["data"][0]["highlights"][0]
+    assert "<b>Limited</b>" in marked and "<b>limits</b>" not in marked

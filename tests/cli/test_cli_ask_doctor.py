@@ -11,7 +11,7 @@ from cli_support import Invoke, json_of
 from typer.testing import CliRunner
 
 from open_notebook.cli import app
-from open_notebook.cli._ask import locale_language
+from open_notebook.cli._locale import locale_language
 from open_notebook.config import Settings
 from open_notebook.db import open_database
 from open_notebook.graphs import NOT_COVERED

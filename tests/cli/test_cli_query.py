@@ -41,6 +41,23 @@ def test_search_text_mode_finds_the_term(cli: Invoke, notebook_id: str) -> None:
     assert hits[0]["scores"]["bm25"] > 0
 
 
+def test_search_reads_a_query_of_names_in_the_locales_language(
+    cli: Invoke, notebook_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under a French locale a query of names is stemmed as French: "Limited" stays whole and
+    does not mark "limits", as the English reading ("limit") does."""
+    note = "Sky UK Limited sets limits on its liability."
+    assert cli("note", "add", note, "-n", notebook_id).exit_code == 0
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    monkeypatch.setenv("LANG", "fr_FR.UTF-8")
+    query = ("--json", "search", "Sky UK Limited?", "-n", notebook_id, "--mode", "text")
+    marked = json_of(cli(*query))["hits"][0]["highlights"][0]
+    assert "<b>Limited</b>" in marked and "<b>limits</b>" not in marked
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")  # LC_ALL rules, and "C" names no language
+    assert "<b>limits</b>" in json_of(cli(*query))["hits"][0]["highlights"][0]
+
+
 def test_search_hybrid_human_output_and_limit(cli: Invoke, notebook_id: str) -> None:
     result = cli("search", "cold kitchen dense bread", "--notebook", "Bread", "--limit", "2")
     assert result.exit_code == 0, result.output

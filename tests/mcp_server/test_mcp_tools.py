@@ -364,6 +364,28 @@ async def test_ask_with_the_real_local_model(
     assert {one["status"] for one in result["citations"]} <= {"valid", "not_in_context", "unknown"}
 
 
+async def test_search_reads_a_query_of_names_in_the_askers_language(
+    server: MCPServer[Any], notebook: dict[str, Any]
+) -> None:
+    """A query of names says nothing of its language: read as English, "Limited" is "limit"
+    and marks "limits" too; for a reader of French it stays "limited"."""
+    note = {
+        "notebook": "Bread",
+        "title": "Sky",
+        "content": "Sky UK Limited sets limits on its liability.",
+    }
+    query = {"notebook": "Bread", "query": "Sky UK Limited?", "mode": "text"}
+    async with Client(server) as client:
+        await client.call_tool("add_note", note)
+        plain = structured(await client.call_tool("search", query))["hits"]
+        french = structured(await client.call_tool("search", {**query, "language": "fr-FR"}))[
+            "hits"
+        ]
+    assert "<b>limits</b>" in plain[0]["highlights"][0]
+    assert "<b>Limited</b>" in french[0]["highlights"][0]
+    assert "<b>limits</b>" not in french[0]["highlights"][0]
+
+
 async def test_ask_reads_a_short_question_in_the_askers_language(
     server: MCPServer[Any], notebook: dict[str, Any]
 ) -> None:

@@ -33,6 +33,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from open_notebook.cli._locale import locale_language
 from open_notebook.cli._options import JsonFlag, NotebookOpt
 from open_notebook.cli._runtime import CliState, Session, execute, wants_json
 from open_notebook.llm import (
@@ -44,7 +45,6 @@ from open_notebook.llm import (
     plain_headings,
     reading_marks,
 )
-from open_notebook.text import asker_language
 
 if TYPE_CHECKING:
     from open_notebook.chat import DoneEvent
@@ -130,16 +130,6 @@ async def answer(session: Session, options: AskOptions) -> DoneEvent:
     if done is None:
         raise RuntimeError("the chat stream ended without its final event")
     return done
-
-
-def locale_language(environ: Mapping[str, str]) -> str:
-    """The language of the asker's locale: the first of ``LC_ALL``, ``LC_MESSAGES`` and
-    ``LANG`` that is set (``"fr_FR.UTF-8"`` -> ``"fr"``; ``"C"`` and ``"POSIX"`` name none)."""
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = environ.get(name, "")
-        if value:
-            return asker_language(value)
-    return ""
 
 
 def print_citations(state: CliState, done: DoneEvent) -> None:

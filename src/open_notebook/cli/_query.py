@@ -1,12 +1,18 @@
-"""``open-notebook search`` and ``open-notebook context``."""
+"""``open-notebook search`` and ``open-notebook context``.
+
+The asker's locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``) names the language they read, as for
+``ask``: a query whose words leave its language open is read, stemmed and embedded in it.
+"""
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
+from open_notebook.cli._locale import locale_language
 from open_notebook.cli._options import JsonFlag, NotebookOpt
 from open_notebook.cli._render import hits_table, print_manifest
 from open_notebook.cli._runtime import Session, execute, wants_json
@@ -42,7 +48,10 @@ def search(
     async def work(session: Session) -> list[SearchHit]:
         nb = await session.store.notebooks.resolve(notebook)
         service = search_service_for(session)
-        return list(await service.search(query, notebook_id=nb.id, mode=mode, limit=limit))
+        asker = locale_language(os.environ)
+        return list(
+            await service.search(query, notebook_id=nb.id, mode=mode, limit=limit, asker=asker)
+        )
 
     def render(hits: list[SearchHit]) -> None:
         if not hits:

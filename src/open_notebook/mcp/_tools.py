@@ -47,6 +47,7 @@ from open_notebook.mcp._results import (
 from open_notebook.mcp._services import ServicesProvider
 from open_notebook.mcp._uris import notebook_uri, record_uri
 from open_notebook.search import SearchMode
+from open_notebook.text import asker_language
 
 _TITLE_CHARS: Final = 120
 
@@ -82,7 +83,12 @@ class NotebookTools:
         )
 
     async def search(
-        self, notebook: NotebookRef, query: Query, mode: Mode = "hybrid", limit: Limit = 8
+        self,
+        notebook: NotebookRef,
+        query: Query,
+        mode: Mode = "hybrid",
+        limit: Limit = 8,
+        language: AskerLanguage = "",
     ) -> SearchResults:
         """Search one notebook's sources, notes and insights; the best passages first.
 
@@ -92,7 +98,11 @@ class NotebookTools:
         services = self._services()
         nb = await services.store.notebooks.resolve(notebook)
         found = await services.search.search(
-            query, notebook_id=nb.id, mode=SearchMode(mode), limit=limit
+            query,
+            notebook_id=nb.id,
+            mode=SearchMode(mode),
+            limit=limit,
+            asker=asker_language(language),
         )
         hits = [
             Hit(

@@ -117,11 +117,14 @@ class SearchService:
         limit: int = 10,
         min_score: float | None = None,
         types: Collection[HitType | str] = ALL_TYPES,
+        asker: str = "",
     ) -> list[SearchHit]:
         """Ranked chunk-level hits.
 
         ``min_score`` applies to the mode's own score: cosine (vector), BM25 (text) or the fused
-        score (hybrid: 0-1, or the RRF score with ``search_fusion=rrf``).
+        score (hybrid: 0-1, or the RRF score with ``search_fusion=rrf``). ``asker``: the
+        language the asker reads (an ISO 639-1 code), which settles the language of a query
+        whose words leave it open, and with it the stemmer and the vector that read it.
 
         Raises:
             InvalidInputError: empty query, limit outside 1-1000, unknown mode or type.
@@ -129,7 +132,13 @@ class SearchService:
             EmbeddingModelMismatchError: stored vectors come from another embedding model.
         """
         found = await self.search_with_vector(
-            query, notebook_id=notebook_id, mode=mode, limit=limit, min_score=min_score, types=types
+            query,
+            notebook_id=notebook_id,
+            mode=mode,
+            limit=limit,
+            min_score=min_score,
+            types=types,
+            asker=asker,
         )
         return found.hits
 

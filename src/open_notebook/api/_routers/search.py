@@ -1,17 +1,23 @@
-"""``POST /api/search``: hybrid, vector or full-text search, optionally within one notebook."""
+"""``POST /api/search``: hybrid, vector or full-text search, optionally within one notebook.
+
+The request's ``Accept-Language`` header names the language the asker reads, as for the chat
+routes: a query whose words leave its language open ("Quelle equipe l'inter a battu 6-2 ?" reads
+as Italian by its words) is read, stemmed, embedded and judged for ``match`` in it.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Final
+from typing import Annotated, Final
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Header
 
 from open_notebook.api._deps import EmbedderDep, SearchDep, SettingsDep, StateDep
 from open_notebook.api._schemas.retrieval import SearchHitPublic, SearchRequest, SearchResultsPublic
 from open_notebook.errors import InvalidInputError
 from open_notebook.llm import NumberedPassage, SupportScorer, check_coverage
 from open_notebook.search import SearchHit
+from open_notebook.text import asker_language
 
 # The best hits judged for the "no good match" state, as a context's passages are for coverage.
 MATCHED: Final = 5
@@ -26,14 +32,17 @@ async def search(
     search_service: SearchDep,
     settings: SettingsDep,
     embedder: EmbedderDep,
+    accept_language: Annotated[str | None, Header()] = None,
 ) -> SearchResultsPublic:
     """Chunk-level hits with their score components, best first; ``match`` says whether the
-    best of them match the query at all."""
+    best of them match the query at all. The ``Accept-Language`` header names the language the
+    asker reads: a query whose words leave its language open is read in it."""
     if len(body.query) > settings.max_query_chars:
         raise InvalidInputError(
             f"query is {len(body.query)} characters; the limit is {settings.max_query_chars}",
             field="query",
         )
+    asker = asker_language(accept_language or "")
     async with state.retrieval_slots:
         hits = await search_service.search(
             body.query,
@@ -42,13 +51,14 @@ async def search(
             limit=body.limit,
             min_score=body.min_score,
             types=list(body.types),
+            asker=asker,
         )
     data = [SearchHitPublic.model_validate(hit) for hit in hits]
     check = await asyncio.to_thread(
         check_coverage,
         body.query,
         [_passage(hit) for hit in hits[:MATCHED]],
-        SupportScorer(embedder),
+        SupportScorer(embedder, asker=asker),
     )
     return SearchResultsPublic(
         data=data,
