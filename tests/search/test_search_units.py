@@ -139,6 +139,17 @@ def test_highlights_mark_whole_words_in_the_questions_language() -> None:
     assert spanish == ("Los <b>ríos</b> <b>corrieron</b> hacia el mar.",)
 
 
+def test_a_query_typed_without_accents_marks_the_accented_words() -> None:
+    """Stems and text are read with their accents folded and the marks set on the text as
+    written, also where an accent is a combining mark after its letter."""
+    typed = term_pattern("compania telefonica", "es")
+    spanish = snippets("La compañía Telefónica opera la red de telefonía.", typed)
+    assert spanish == ("La <b>compañía</b> <b>Telefónica</b> opera la red de <b>telefonía</b>.",)
+    written = term_pattern("café réseau", "fr")
+    decomposed = snippets("Le cafe\u0301 du re\u0301seau est ferme\u0301.", written)
+    assert decomposed == ("Le <b>cafe\u0301</b> du <b>re\u0301seau</b> est ferme\u0301.",)
+
+
 def test_snippets_cut_between_words_and_stay_in_the_match_s_section() -> None:
     before = "Flour and water rest together before the dough is shaped by hand. " * 3
     text = (

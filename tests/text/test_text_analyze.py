@@ -7,6 +7,7 @@ import pytest
 from open_notebook.text import (
     TextTerms,
     WordTerms,
+    folded_with_offsets,
     marking_stems,
     normalized_words,
     query_terms,
@@ -171,3 +172,13 @@ def test_hindi_terms_keep_their_marks_but_latin_accents_fold() -> None:
 def test_marking_stems_are_prefixes_of_the_words_they_mark() -> None:
     assert marking_stems("the flows of wings") == ["flow", "wing"]
     assert marking_stems("¿Qué río corre?", "es")[0] == "río"
+
+
+def test_folded_text_says_where_each_character_comes_from() -> None:
+    """Accents of Latin, Greek and Cyrillic letters fold (a ligature into its letters, a
+    combining mark into nothing); each folded character points back to its source, and other
+    scripts stay as written."""
+    folded, offsets = folded_with_offsets("Ｘ ﬁne cafe\u0301 é 東京")
+    assert folded == "Ｘ fine cafe e 東京"
+    assert offsets == [0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15]
+    assert folded_with_offsets("plain") == ("plain", [0, 1, 2, 3, 4])

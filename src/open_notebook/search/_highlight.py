@@ -2,11 +2,13 @@
 
 Computed here rather than by the engine (its ``HIGHLIGHTS`` index option made inserts ~3x
 slower); this also gives vector-only hits highlights. Matching is by word prefix: the Snowball
-stems of the question's words in its language, accents kept
-(:func:`open_notebook.text.marking_stems`: "flows" marks "flow" and "flowing"); CJK terms match
-as substrings. A word runs on through combining marks (the ``regex`` module's ``\\w``), so a
-Hindi word is marked whole. Work is on Python strings, so multi-byte text never splits a
-character.
+stems of the question's words in its language (:func:`open_notebook.text.marking_stems`: "flows"
+marks "flow" and "flowing"); CJK terms match as substrings. Stems and text are both read with
+their accents folded (:func:`open_notebook.text.folded_with_offsets`), and the marks set on the
+text as written: a query typed without accents ("compania telefonica") marks "compañía" and
+"Telefónica", not only the words whose accents fall after the stem ("telefonía"). A word runs
+on through combining marks (the ``regex`` module's ``\\w``), so a Hindi word is marked whole.
+Work is on Python strings, so multi-byte text never splits a character.
 
 A snippet stays inside the section of its match (it never runs into the next heading, nor back
 past its own) and is cut between words where the text has spaces, so a reader never sees half a
@@ -19,7 +21,12 @@ from typing import Final
 
 import regex
 
-from open_notebook.text import DEFAULT_LANGUAGE, has_unspaced, marking_stems
+from open_notebook.text import (
+    DEFAULT_LANGUAGE,
+    folded_with_offsets,
+    has_unspaced,
+    marking_stems,
+)
 
 SNIPPET_CHARS: Final = 160
 MAX_SNIPPETS: Final = 3
@@ -32,7 +39,7 @@ _HEADING: Final = regex.compile(r"(?m)^[ \t]*#{1,6}[ \t]+\S[^\n]*$")
 
 def term_pattern(query: str, language: str = DEFAULT_LANGUAGE) -> regex.Pattern[str] | None:
     """A regex marking the query's terms in a text, or ``None`` when nothing can be marked."""
-    found = marking_stems(query, language)
+    found = [folded_with_offsets(one)[0] for one in marking_stems(query, language)]
     stems = sorted(
         (one for one in found if not has_unspaced(one) and len(one) >= _MIN_STEM),
         key=len,
@@ -50,7 +57,14 @@ def snippets(text: str, pattern: regex.Pattern[str] | None) -> tuple[str, ...]:
     """Up to three windows of ``text`` around matches, matches wrapped in ``<b>``/``</b>``."""
     if pattern is None:
         return ()
-    spans = [match.span() for match in pattern.finditer(text) if match.end() > match.start()]
+    folded, offsets = folded_with_offsets(text)
+    spans = [
+        # A match ends where the next folded character's source begins, so an accent written
+        # as a combining mark after the match's last letter stays inside the mark.
+        (offsets[match.start()], offsets[match.end()] if match.end() < len(folded) else len(text))
+        for match in pattern.finditer(folded)
+        if match.end() > match.start()
+    ]
     found: list[str] = []
     covered = -1
     for start, end in spans:

@@ -99,6 +99,9 @@ _BLOCKS: Final = tuple(
 )
 _OTHER_LETTER: Final = re.compile(r"[^\W\d_A-Za-z]")
 _ASCII_NON_LETTERS: Final = bytes(code for code in range(128) if not chr(code).isalpha())
+# Where accents are: the Latin, Greek and Cyrillic letters beyond ASCII, the combining marks
+# written after a letter, and the Latin ligatures ("ﬁ"). Other scripts are kept as written.
+_ACCENTED: Final = re.compile(r"[\u00a0-\u04ff\u1e00-\u1fff\ufb00-\ufb06]")
 
 # The language a script alone settles.
 SCRIPT_LANGUAGE: Final = {
@@ -206,6 +209,31 @@ def folded_accents(word: str) -> str:
     return "".join(
         char for char in decomposed if not unicodedata.combining(char) or _is_indic_mark(char)
     )
+
+
+def folded_with_offsets(text: str) -> tuple[str, list[int]]:
+    """``text`` with the accents of its Latin, Greek and Cyrillic letters folded, as
+    :func:`folded_accents` folds them ("é" -> "e", "ﬁ" -> "fi"), other scripts as written, and
+    for each character of the result the index in ``text`` of the character it comes from: what
+    is found in the folded text is marked in the text as written."""
+    if text.isascii():
+        return text, list(range(len(text)))
+    pieces: list[str] = []
+    offsets: list[int] = []
+    done = 0
+    # Only the characters where accents are are folded, one by one; the runs between them are
+    # kept.
+    for found in _ACCENTED.finditer(text):
+        at = found.start()
+        pieces.append(text[done:at])
+        offsets.extend(range(done, at))
+        folded = folded_accents(found.group())
+        pieces.append(folded)
+        offsets.extend([at] * len(folded))
+        done = at + 1
+    pieces.append(text[done:])
+    offsets.extend(range(done, len(text)))
+    return "".join(pieces), offsets
 
 
 def _is_indic_mark(char: str) -> bool:
