@@ -294,6 +294,7 @@ EXPORTS: dict[str, list[str]] = {
     "open_notebook.search": [
         "DEFAULT_RRF_K",
         "MAX_LIMIT",
+        "AskedSearch",
         "FusionMethod",
         "FusionWeights",
         "HitScores",
@@ -356,6 +357,7 @@ EXPORTS: dict[str, list[str]] = {
         "asked_word",
         "asker_language",
         "describe_shares",
+        "folded_with_offsets",
         "has_unspaced",
         "held_near",
         "language_shares",

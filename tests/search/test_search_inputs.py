@@ -1,4 +1,5 @@
-"""Query validation, huge and hostile queries, CJK and emoji text, model mismatch."""
+"""Query validation, huge and hostile queries, CJK and emoji text, model mismatch, the asker's
+language."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import pytest
 from search_support import AddSource
 
 from open_notebook.config import Settings
+from open_notebook.context import VectorSearcher
 from open_notebook.embeddings import FakeEmbedder
 from open_notebook.errors import EmbeddingModelMismatchError, InvalidInputError
 from open_notebook.search import SearchMode, SearchService
@@ -99,3 +101,24 @@ async def test_vectors_of_another_model_are_refused(
     with pytest.raises(EmbeddingModelMismatchError, match="rebuild-embeddings"):
         await other.search("vectors", notebook_id=nb, mode=SearchMode.HYBRID)
     assert await other.search("vectors", notebook_id=nb, mode=SearchMode.TEXT)
+
+
+async def test_a_search_asked_by_a_reader_reads_the_query_in_their_language(
+    store: Store, service: SearchService, add_source: AddSource
+) -> None:
+    """The searcher a context is built with for one asker (``asked_by``) reads a query of names
+    in their language, by both of its searches: as English "Limited" is "limit" and marks
+    "limits" too; for a reader of French it stays "limited"."""
+    nb = (await store.notebooks.create("nb")).id
+    await add_source("Sky", ["Sky UK Limited sets limits on its liability."], [nb])
+    query = "Sky UK Limited?"
+
+    plain = await service.asked_by("").search(query, notebook_id=nb, mode=SearchMode.TEXT)
+    french = service.asked_by("fr")
+    hits = await french.search(query, notebook_id=nb, mode=SearchMode.TEXT)
+    found = await french.search_with_vector(query, notebook_id=nb, mode=SearchMode.TEXT)
+
+    assert "<b>limits</b>" in plain[0].highlights[0]
+    for marked in (hits[0].highlights[0], found.hits[0].highlights[0]):
+        assert "<b>Limited</b>" in marked and "<b>limits</b>" not in marked
+    assert isinstance(french, VectorSearcher)  # the builder gets the question's vector from it

@@ -1,7 +1,8 @@
 """``open-notebook search`` and ``open-notebook context``.
 
 The asker's locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``) names the language they read, as for
-``ask``: a query whose words leave its language open is read, stemmed and embedded in it.
+``ask``: a query whose words leave its language open is read, stemmed and embedded in it, by a
+search and by the search a context is built from.
 """
 
 from __future__ import annotations
@@ -93,7 +94,12 @@ def context(
     async def work(session: Session) -> dict[str, Any]:
         nb = await session.store.notebooks.resolve(notebook)
         return await notebook_context(
-            session, nb.id, query=query, max_tokens=max_tokens, render_format=render_as
+            session,
+            nb.id,
+            query=query,
+            max_tokens=max_tokens,
+            render_format=render_as,
+            asker=locale_language(os.environ),
         )
 
     def render(payload: dict[str, Any]) -> None:

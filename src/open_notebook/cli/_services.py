@@ -27,8 +27,10 @@ async def notebook_context(
     query: str | None,
     max_tokens: int,
     render_format: str,
+    asker: str = "",
 ) -> dict[str, Any]:
-    """The context builder's payload for a notebook, driven by ``query`` when one is given."""
+    """The context builder's payload for a notebook, driven by ``query`` when one is given
+    (searched in ``asker``'s language when its words leave it open)."""
     request = ContextRequest(
         notebook_id=notebook_id,
         query=query,
@@ -36,7 +38,7 @@ async def notebook_context(
         fmt=RenderFormat(render_format),
         counter=session.counter(),
     )
-    searcher = search_service_for(session) if query is not None else None
+    searcher = search_service_for(session).asked_by(asker) if query is not None else None
     payload = await build_context(request, reader=session.store.context, searcher=searcher)
     result: dict[str, Any] = payload.to_dict()
     return result

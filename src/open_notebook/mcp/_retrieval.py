@@ -44,8 +44,10 @@ async def build_context(
     query: str,
     max_tokens: int,
     render_format: str,
+    asker: str = "",
 ) -> ContextResult:
-    """The question-driven context of a notebook, with a short manifest."""
+    """The question-driven context of a notebook, with a short manifest; ``asker``: the
+    language the asker reads (an ISO 639-1 code), which search reads the question in."""
     request = ContextRequest(
         notebook_id=notebook.id,
         query=query,
@@ -53,7 +55,8 @@ async def build_context(
         fmt=RenderFormat(render_format),
         counter=services.counter,
     )
-    built = await build_payload(request, reader=services.store.context, searcher=services.search)
+    searcher = services.search.asked_by(asker)
+    built = await build_payload(request, reader=services.store.context, searcher=searcher)
     manifest: Mapping[str, Any] = built.manifest
     included = [
         ContextItem(

@@ -138,6 +138,7 @@ class NotebookTools:
         query: Query,
         max_tokens: Budget = 2_000,
         format: ContextFormat = "markdown",
+        language: AskerLanguage = "",
     ) -> ContextResult:
         """Build the best context for a question within a token budget, ready for a prompt.
 
@@ -148,7 +149,12 @@ class NotebookTools:
         services = self._services()
         nb = await services.store.notebooks.resolve(notebook)
         return await _retrieval.build_context(
-            services, nb, query=query, max_tokens=max_tokens, render_format=format
+            services,
+            nb,
+            query=query,
+            max_tokens=max_tokens,
+            render_format=format,
+            asker=asker_language(language),
         )
 
     async def ask(

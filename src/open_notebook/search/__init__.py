@@ -13,7 +13,7 @@ from open_notebook.config import FusionMethod
 from open_notebook.search._asked import Translate, other_language
 from open_notebook.search._fusion import DEFAULT_RRF_K, convex_fuse, rrf_fuse
 from open_notebook.search._hits import ParentGroup, group_by_parent
-from open_notebook.search._service import MAX_LIMIT, QueryEmbedder, SearchService
+from open_notebook.search._service import MAX_LIMIT, AskedSearch, QueryEmbedder, SearchService
 from open_notebook.search._types import (
     FusionWeights,
     HitScores,
@@ -27,6 +27,7 @@ from open_notebook.text import WordTerms, query_terms, words
 __all__ = [
     "DEFAULT_RRF_K",
     "MAX_LIMIT",
+    "AskedSearch",
     "FusionMethod",
     "FusionWeights",
     "HitScores",

@@ -142,6 +142,11 @@ class SearchService:
         )
         return found.hits
 
+    def asked_by(self, asker: str) -> AskedSearch:
+        """This search reading every query in ``asker``'s language (an ISO 639-1 code; ``""``:
+        none), for a caller that searches without naming it (a context build)."""
+        return AskedSearch(self, asker)
+
     async def search_with_vector(
         self,
         query: str,
@@ -429,3 +434,36 @@ class SearchService:
             )
             for chunk, score in fused[: request.limit]
         ]
+
+
+@dataclass(frozen=True, slots=True)
+class AskedSearch:
+    """A :class:`SearchService` that reads every query in one asker's language (a request's
+    ``Accept-Language``, a terminal's locale): the searcher of a context built for that asker."""
+
+    service: SearchService
+    asker: str
+
+    async def search(
+        self,
+        query: str,
+        *,
+        notebook_id: str | None = None,
+        mode: SearchMode | str = SearchMode.HYBRID,
+        limit: int = 10,
+    ) -> list[SearchHit]:
+        return await self.service.search(
+            query, notebook_id=notebook_id, mode=mode, limit=limit, asker=self.asker
+        )
+
+    async def search_with_vector(
+        self,
+        query: str,
+        *,
+        notebook_id: str | None = None,
+        mode: SearchMode | str = SearchMode.HYBRID,
+        limit: int = 10,
+    ) -> SearchResult:
+        return await self.service.search_with_vector(
+            query, notebook_id=notebook_id, mode=mode, limit=limit, asker=self.asker
+        )

@@ -2,14 +2,15 @@
 
 Every id must exist (404 naming it), and with ``notebook_id`` every source and note id (in
 ``source_ids``, ``note_ids`` or the ``context_config`` maps) must belong to that notebook: a
-foreign id is refused with 409 naming it, never silently mixed in.
+foreign id is refused with 409 naming it, never silently mixed in. The request's
+``Accept-Language`` header names the language the asker reads, as for search and chat.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Header
 
 from open_notebook import context
 from open_notebook.api._deps import SearchDep, SettingsDep, StateDep, StoreDep
@@ -22,8 +23,8 @@ from open_notebook.api._scope import check_scope
 from open_notebook.config import Settings
 from open_notebook.errors import InvalidInputError
 from open_notebook.ids import normalize_id
-from open_notebook.search import SearchService
 from open_notebook.store import Store
+from open_notebook.text import asker_language
 from open_notebook.tokens import TokenCounter
 
 router = APIRouter(prefix="/api", tags=["context"])
@@ -41,10 +42,14 @@ async def build_context(
     store: StoreDep,
     search: SearchDep,
     settings: SettingsDep,
+    accept_language: Annotated[str | None, Header()] = None,
 ) -> ContextPublic:
-    """Build a context from a notebook, chosen sources and notes, and/or a question."""
+    """Build a context from a notebook, chosen sources and notes, and/or a question. The
+    ``Accept-Language`` header names the language the asker reads: a question whose words leave
+    its language open is searched in it."""
+    asked = search.asked_by(asker_language(accept_language or ""))
     async with state.retrieval_slots:
-        return await _build(body, store, search, settings, state.context_memo, state.counter)
+        return await _build(body, store, asked, settings, state.context_memo, state.counter)
 
 
 @router.post("/notebooks/{notebook_id}/context", responses=_RESPONSES)
@@ -69,7 +74,7 @@ async def build_notebook_context(
 async def _build(
     body: ContextRequest,
     store: Store,
-    search: SearchService,
+    search: context.Searcher,
     settings: Settings,
     memo: context.ContextMemo,
     counter: TokenCounter,
