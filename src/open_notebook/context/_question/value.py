@@ -50,16 +50,6 @@ A unit's value estimates how likely it is to hold what the question asks for:
   of them made each sentence of its section all of that part, which crowded out the sentences
   that answer the other (docs/quality.md, "The demo's questions").
 
-* the sentence right after a chunk's best-matching one, in the same paragraph, holds at least
-  ``CARRY`` (half) of what that one holds of the question, in its term share and its coverage:
-  an answer is often said in the sentence that follows the one naming its subject, which names
-  it no more ("Major events also play a big part in tourism in Victoria…" then "Most of these
-  events are centred on Melbourne…"; "Many known complexity classes are suspected to be
-  unequal…" then "For instance P ⊆ NP ⊆ PP ⊆ PSPACE…"), where packing the whole chunk holds it.
-  Only that one sentence a chunk: carried to every sentence after a matching one, the half went
-  to the rest of a long matching paragraph too and took room from other chunks' matches
-  (docs/quality.md).
-
 * where the chunk comes with its sentences' vectors (pooled from the token states of the
   embedder's one run on the chunk, so each is read in the chunk's context) and the question
   with its vector, the question's similarity to each sentence is a third share beside size and
@@ -128,9 +118,6 @@ COVERAGE_PIVOT: Final = 0.5
 # What having a chunk's text is worth besides its sentences' values, as a share of its worth
 # (see the module docstring): the same share as the lift for reaching its record at all.
 CHUNK_SHARE: Final = 0.5
-# What the sentence after a chunk's best-matching one holds at least, as a share of what that
-# one holds (see the module docstring).
-CARRY: Final = 0.5
 # The scale all-MiniLM-L6-v2 was trained with (its contrastive loss's logits are 20 x cosine):
 # ``exp(SCALE x cosine)`` is in proportion to the model's own odds that a sentence is the match.
 SIMILARITY_SCALE: Final = 20.0
@@ -181,9 +168,6 @@ def units_of(
     analyze_terms(drafts, ordered)
     idf = idf_of([draft.terms for draft in drafts], frozenset(ordered))
     matched = [matched_idf(draft, idf) for draft in drafts]
-    carried = _continuations(drafts, matched)
-    for after, source in carried.items():
-        matched[after] = max(matched[after], CARRY * matched[source])
     cosines = _cosines(drafts, question_vector, part_vectors)
     # What each chunk holds: its units' sizes and term weights, to spread its relevance.
     sizes: dict[int, float] = {}
@@ -201,11 +185,8 @@ def units_of(
     question_idf = math.fsum(idf.values())
     asked = asked_parts(parts, idf)
     units: list[Unit] = []
-    for index, (draft, match, cosine) in enumerate(zip(drafts, matched, cosines, strict=True)):
+    for draft, match, cosine in zip(drafts, matched, cosines, strict=True):
         covered = matched_idf(draft, idf, headed=not asked)
-        if index in carried:
-            best_covered = matched_idf(drafts[carried[index]], idf, headed=not asked)
-            covered = max(covered, CARRY * best_covered)
         coverage = covered / question_idf if question_idf > 0 else 0.0
         coverage = max(
             [coverage, *(matched_idf(draft, idf, part) / whole for part, whole in asked)]
@@ -252,30 +233,6 @@ def units_of(
             )
         )
     return units
-
-
-def _continuations(drafts: Sequence[Draft], matched: Sequence[float]) -> dict[int, int]:
-    """For each chunk's best-matching sentence (the most of the question's idf, the first of
-    equals), the index of the sentence right after it when that one continues its paragraph
-    (same record and segment, no blank line between), mapped to the best one's index."""
-    best: dict[int, int] = {}
-    for index, draft in enumerate(drafts):
-        for chunk in draft.chunks:
-            key = id(chunk)
-            if matched[index] > 0 and (key not in best or matched[index] > matched[best[key]]):
-                best[key] = index
-    found: dict[int, int] = {}
-    for index in sorted(set(best.values())):
-        after = index + 1
-        if after >= len(drafts):
-            continue
-        one, two = drafts[index], drafts[after]
-        if two.whole or two.record is not one.record or two.segment != one.segment:
-            continue
-        if "\n\n" in two.before:
-            continue
-        found[after] = index
-    return found
 
 
 def _cosines(
